@@ -15,3 +15,11 @@ bin_dice_score_LDADD = $(DICE_LIBS)
 bin_PROGRAMS += bin/dice-split
 bin_dice_split_SOURCES = bin/dice-split.c
 bin_dice_split_LDADD = $(DICE_LIBS)
+
+bin_PROGRAMS += bin/dice-compile
+bin_dice_compile_SOURCES = bin/dice-compile.c
+bin_dice_compile_LDADD = $(DICE_LIBS)
+
+bin_PROGRAMS += bin/dice-check
+bin_dice_check_SOURCES = bin/dice-check.c
+bin_dice_check_LDADD = $(DICE_LIBS)

@@ -5,4 +5,5 @@ EXTRA_DIST += \
 	contrib/bench/sample-throughput.sh \
 	contrib/bench/sample-threadpool.py \
 	contrib/bench/score-speed.sh \
-	contrib/bench/split-speed.sh
+	contrib/bench/split-speed.sh \
+	contrib/bench/check-vs-kernelbench.sh

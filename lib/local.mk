@@ -3,7 +3,7 @@
 
 noinst_LIBRARIES += lib/libdice.a
 lib_libdice_a_CFLAGS = $(AM_CFLAGS) $(LIBCRYPTO_CFLAGS) $(LIBCURL_CFLAGS)
-DICE_LIBS = lib/libdice.a $(JANSSON_LIBS) $(LIBCRYPTO_LIBS)
+DICE_LIBS = lib/libdice.a $(JANSSON_LIBS) $(LIBCRYPTO_LIBS) -lpthread
 
 lib_libdice_a_SOURCES = \
 	lib/system.h \
@@ -34,3 +34,9 @@ lib_libdice_a_SOURCES += \
 lib_libdice_a_SOURCES += \
 	lib/pylex.c lib/pylex.h \
 	lib/pymod.c lib/pymod.h
+
+# dice-compile and dice-check
+lib_libdice_a_SOURCES += \
+	lib/sandbox.c lib/sandbox.h \
+	lib/scheduler.c lib/scheduler.h \
+	lib/harness.c lib/harness.h

@@ -6,4 +6,6 @@ dist_man_MANS += \
 	man/dice-prompt.1 \
 	man/dice-sample.1 \
 	man/dice-score.1 \
-	man/dice-split.1
+	man/dice-split.1 \
+	man/dice-compile.1 \
+	man/dice-check.1

@@ -92,6 +92,23 @@ shell_tests += \
 	t/t7300-score-bad-input.t \
 	t/t7400-score-pass-at-k.t
 
+# dice-compile, dice-check and the harness
+unit_tests += t/t5001-check-sandbox.t
+t_t5001_check_sandbox_t_SOURCES = t/t5001-check-sandbox.c t/tap.h
+t_t5001_check_sandbox_t_LDADD = $(DICE_LIBS)
+shell_tests += \
+	t/t4000-compile-cpu.t \
+	t/t4100-compile-protocol.t \
+	t/t4900-harness-cache.t \
+	t/t4901-harness-check.t \
+	t/t4902-harness-builds.t \
+	t/t5000-check-cpu.t \
+	t/t5100-check-protocol.t \
+	t/t5200-check-hostile.t \
+	t/t5800-check-input.t \
+	t/t5900-check-gpu.t
+test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp
+
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests) $(shell_tests)
 EXTRA_DIST += $(shell_tests) $(test_helpers)

@@ -1,0 +1,916 @@
+/* harness.c: jobs for the Python harness, and what its results (or its
+   deaths) mean.  C decides the statuses that need no cooperation from the
+   harness: no_code, timeout, crashed, and oom when the process was killed
+   for memory; the harness decides the rest.  */
+#include "system.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "datadir.h"
+#include "fileio.h"
+#include "harness.h"
+#include "msg.h"
+#include "sandbox.h"
+#include "scheduler.h"
+
+#define DEFAULT_TIMEOUT 180.0
+#define DEFAULT_TRIALS 5
+#define DEFAULT_SEED 42
+#define FILE_SIZE_LIMIT (16ULL << 30)
+#define ERROR_MAX 1000
+
+void
+dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode)
+{
+  memset (h, 0, sizeof *h);
+  h->mode = mode;
+  h->device = "auto";
+  h->timeout = DEFAULT_TIMEOUT;
+  h->trials = DEFAULT_TRIALS;
+  h->seed = DEFAULT_SEED;
+  h->tolerance = "dice";
+  h->atol = h->rtol = 1e-2;
+  h->memory = -1;
+  h->progress = -1;
+}
+
+static bool
+parse_long (const char *arg, long lo, long hi, long *value)
+{
+  char *end;
+
+  errno = 0;
+  *value = strtol (arg, &end, 10);
+  return !errno && end != arg && *end == '\0' && *value >= lo && *value <= hi;
+}
+
+static bool
+parse_double (const char *arg, double lo, double *value)
+{
+  char *end;
+
+  errno = 0;
+  *value = strtod (arg, &end);
+  return !errno && end != arg && *end == '\0' && isfinite (*value)
+    && *value >= lo;
+}
+
+/* "8G", "512M", "1024K" or bytes.  */
+static bool
+parse_size (const char *arg, long long *value)
+{
+  char *end;
+  double v;
+  double unit = 1;
+
+  errno = 0;
+  v = strtod (arg, &end);
+  if (errno || end == arg || v < 0)
+    return false;
+  switch (toupper ((unsigned char) *end))
+    {
+    case 'K': unit = 1024.0; end++; break;
+    case 'M': unit = 1024.0 * 1024; end++; break;
+    case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
+    case 'T': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    }
+  if (*end == 'B' || *end == 'b')
+    end++;
+  if (*end || v * unit > 9e18)
+    return false;
+  *value = (long long) (v * unit);
+  return true;
+}
+
+enum dice_harness_option_result
+dice_harness_option (struct dice_harness *h, int c, const char *arg,
+                     char *err, size_t errlen)
+{
+  long n;
+  double d;
+  long long size;
+
+  switch (c)
+    {
+    case 'j':
+      if (!parse_long (arg, 1, 4096, &n))
+        goto bad;
+      h->jobs = n;
+      break;
+    case DICE_OPT_GPUS:         /* --gpus */
+      for (const char *p = arg; *p; p++)
+        if (!isdigit ((unsigned char) *p) && *p != ',')
+          goto bad;
+      if (!*arg || *arg == ',' || strstr (arg, ",,")
+          || arg[strlen (arg) - 1] == ',')
+        goto bad;
+      h->gpus = (char *) arg;
+      break;
+    case DICE_OPT_DEVICE:       /* --device */
+      if (strcmp (arg, "auto") && strcmp (arg, "cpu") && strcmp (arg, "cuda"))
+        {
+          snprintf (err, errlen, "invalid device '%s' (auto, cpu or cuda)",
+                    arg);
+          return DICE_HARNESS_OPTION_BAD;
+        }
+      h->device = arg;
+      break;
+    case DICE_OPT_TIMEOUT:      /* --timeout */
+      if (!parse_double (arg, 0, &d) || d <= 0)
+        goto bad;
+      h->timeout = d;
+      break;
+    case DICE_OPT_CACHE:        /* --cache */
+      if (!*arg)
+        goto bad;
+      free (h->cache);
+      h->cache = strdup (arg);
+      break;
+    case DICE_OPT_ARCH:         /* --arch */
+      h->arch = arg;
+      break;
+    case DICE_OPT_MEMORY:       /* --memory */
+      if (!parse_size (arg, &size))
+        goto bad;
+      h->memory = size;
+      break;
+    case DICE_OPT_KEEP_TEMP:    /* --keep-temp */
+      h->keep_temp = true;
+      break;
+    case DICE_OPT_UNORDERED:    /* --unordered */
+      h->unordered = true;
+      break;
+    case DICE_OPT_PROGRESS:     /* --progress */
+      h->progress = 1;
+      break;
+    case 'q':
+      h->progress = 0;
+      break;
+    case DICE_OPT_TRIALS:       /* --trials */
+      if (!parse_long (arg, 1, 1000000, &n))
+        goto bad;
+      h->trials = n;
+      break;
+    case DICE_OPT_SEED:         /* --seed */
+      if (!parse_long (arg, 0, LONG_MAX, &n))
+        goto bad;
+      h->seed = n;
+      break;
+    case DICE_OPT_TOLERANCE:    /* --tolerance */
+      if (strcmp (arg, "dice") == 0)
+        h->tolerance = "dice";
+      else if (strcmp (arg, "kernelbench") == 0)
+        h->tolerance = "kernelbench";
+      else
+        {
+          snprintf (err, errlen,
+                    "invalid tolerance '%s' (dice or kernelbench)", arg);
+          return DICE_HARNESS_OPTION_BAD;
+        }
+      break;
+    case DICE_OPT_ATOL:         /* --atol */
+      if (!parse_double (arg, 0, &h->atol))
+        goto bad;
+      h->atol_set = true;
+      break;
+    case DICE_OPT_RTOL:         /* --rtol */
+      if (!parse_double (arg, 0, &h->rtol))
+        goto bad;
+      h->rtol_set = true;
+      break;
+    default:
+      return DICE_HARNESS_OPTION_UNKNOWN;
+    }
+  return DICE_HARNESS_OPTION_HANDLED;
+
+bad:
+  {
+    static const struct option names[] = {
+      DICE_HARNESS_LONG_OPTIONS, DICE_HARNESS_CHECK_LONG_OPTIONS
+    };
+    const char *name = "an option";
+
+    for (size_t i = 0; i < DICE_ARRAY_SIZE (names); i++)
+      if (names[i].val == c)
+        name = names[i].name;
+    snprintf (err, errlen, "invalid value '%s' for --%s", arg, name);
+  }
+  return DICE_HARNESS_OPTION_BAD;
+}
+
+void
+dice_harness_print_help (enum dice_harness_mode mode)
+{
+  fputs ("\
+Running:\n\
+  -j, --jobs=N           run N candidates at once (default: one per GPU,\n\
+                           or 1 without GPUs)\n\
+      --gpus=LIST        the GPUs to use, as CUDA_VISIBLE_DEVICES numbers\n\
+                           (0,1,3); default: every GPU found\n\
+      --device=DEV       auto, cpu or cuda (default auto: cuda when a GPU\n\
+                           is found)\n\
+      --timeout=SECS     wall-clock limit per candidate, build and run\n\
+                           together (default 180)\n\
+      --cache=DIR        the build cache (default $DICE_CACHE, else\n\
+                           $XDG_CACHE_HOME/dice, else ~/.cache/dice)\n\
+      --arch=ARCH        the CUDA architecture to build for (8.0, 9.0a);\n\
+                           default: the GPU's own\n\
+      --memory=SIZE      address-space limit per candidate with --device\n\
+                           cpu (512M, 8G; 0: none); default half the RAM\n\
+      --keep-temp        keep each candidate's working directory\n\
+", stdout);
+  if (mode == DICE_HARNESS_CHECK)
+    fputs ("\
+\n\
+Checking:\n\
+      --trials=N         compare on N sets of inputs (default 5)\n\
+      --seed=N           weights use seed N, trial T's inputs seed N+1+T\n\
+                           (default 42)\n\
+      --tolerance=NAME   dice (atol = rtol = 1e-2) or kernelbench (1e-4,\n\
+                           KernelBench's fp32 tolerance); default dice\n\
+      --atol=X           absolute tolerance (overrides the preset)\n\
+      --rtol=X           relative tolerance (overrides the preset)\n\
+", stdout);
+  fputs ("\
+\n\
+Input and output:\n\
+      --unordered        write each record when it is done, not in input\n\
+                           order\n\
+      --progress         show progress on standard error (the default when\n\
+                           it is a terminal)\n\
+  -q, --quiet            show no progress\n", stdout);
+  dice_print_common_help (true);
+  fputs ("\n\
+Environment: DICE_PYTHON (the interpreter with torch), DICE_DATADIR (the\n\
+harness), DICE_CACHE (the build cache), DICE_SANDBOX=none (no namespaces);\n\
+CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.\n", stdout);
+}
+
+/* mkdir -p.  */
+static int
+make_dirs (const char *path)
+{
+  char *copy = strdup (path);
+  int status = 0;
+
+  if (copy == NULL)
+    return -1;
+  for (char *p = copy + 1; status == 0; p++)
+    if (*p == '/' || *p == '\0')
+      {
+        char was = *p;
+
+        *p = '\0';
+        if (mkdir (copy, 0777) != 0 && errno != EEXIST)
+          status = -1;
+        *p = was;
+        if (was == '\0')
+          break;
+      }
+  free (copy);
+  return status;
+}
+
+static char *
+default_cache (void)
+{
+  const char *env = getenv ("DICE_CACHE");
+  const char *xdg = getenv ("XDG_CACHE_HOME");
+  const char *home = getenv ("HOME");
+  char *dir;
+
+  if (env && *env)
+    return strdup (env);
+  if (xdg && *xdg == '/')
+    return dice_path_join (xdg, "dice");
+  if (home && *home)
+    {
+      size_t len = strlen (home) + sizeof "/.cache/dice";
+
+      if ((dir = malloc (len)) != NULL)
+        snprintf (dir, len, "%s/.cache/dice", home);
+      return dir;
+    }
+  return NULL;
+}
+
+size_t
+dice_find_gpus (char **list)
+{
+  DIR *d = opendir ("/proc/driver/nvidia/gpus");
+  size_t n = 0;
+  char buf[4096];
+
+  *list = NULL;
+  if (d)
+    {
+      struct dirent *de;
+
+      while ((de = readdir (d)) != NULL)
+        if (de->d_name[0] != '.')
+          n++;
+      closedir (d);
+    }
+  if (n == 0)
+    {
+      FILE *p = popen ("nvidia-smi -L 2>/dev/null", "r");
+
+      if (p)
+        {
+          while (fgets (buf, sizeof buf, p))
+            if (strncmp (buf, "GPU ", 4) == 0)
+              n++;
+          pclose (p);
+        }
+    }
+  if (n)
+    {
+      size_t len = 0;
+
+      *list = malloc (n * 8);
+      if (*list == NULL)
+        return 0;
+      for (size_t i = 0; i < n; i++)
+        len += (size_t) sprintf (*list + len, "%s%zu", i ? "," : "", i);
+    }
+  return n;
+}
+
+/* Whether PROGRAM can be run: a path, or a name found in PATH.  */
+static bool
+runnable (const char *program)
+{
+  const char *path = getenv ("PATH");
+  char full[PATH_MAX];
+
+  if (strchr (program, '/'))
+    return access (program, X_OK) == 0;
+  for (const char *dir = path; dir && *dir;)
+    {
+      size_t len = strcspn (dir, ":");
+
+      snprintf (full, sizeof full, "%.*s/%s", (int) len,
+                len ? dir : ".", program);
+      if (access (full, X_OK) == 0)
+        return true;
+      dir += len + (dir[len] == ':');
+    }
+  return false;
+}
+
+int
+dice_harness_finish (struct dice_harness *h, char ***slots, size_t *nslots,
+                     char *err, size_t errlen)
+{
+  char *found = NULL, *real;
+  const char *gpus;
+  size_t ngpus = 0, nworkers;
+  char **list;
+
+  *slots = NULL;
+  *nslots = 0;
+  if (!runnable (dice_python ()))
+    {
+      snprintf (err, errlen, "cannot find the Python interpreter '%s' "
+                "(set DICE_PYTHON)", dice_python ());
+      return -1;
+    }
+  if (h->cache == NULL && (h->cache = default_cache ()) == NULL)
+    {
+      snprintf (err, errlen, "no build cache: set DICE_CACHE or HOME, "
+                "or use --cache");
+      return -1;
+    }
+  if (make_dirs (h->cache) != 0 || (real = realpath (h->cache, NULL)) == NULL)
+    {
+      snprintf (err, errlen, "cannot make the build cache '%s': %s",
+                h->cache, strerror (errno));
+      return -1;
+    }
+  free (h->cache);
+  h->cache = real;
+  if ((h->datadir = realpath (dice_datadir (), NULL)) == NULL)
+    {
+      snprintf (err, errlen, "cannot use the data directory '%s': %s",
+                dice_datadir (), strerror (errno));
+      return -1;
+    }
+
+  gpus = h->gpus;
+  if (gpus == NULL && strcmp (h->device, "cpu") != 0)
+    ngpus = dice_find_gpus (&found), gpus = found;
+  else if (gpus)
+    for (const char *p = gpus; p; p = strchr (p + 1, ','))
+      ngpus++;
+  if (strcmp (h->device, "auto") == 0)
+    h->device = ngpus ? "cuda" : "cpu";
+  if (strcmp (h->device, "cpu") == 0)
+    ngpus = 0;
+  nworkers = h->jobs ? (size_t) h->jobs : ngpus ? ngpus : 1;
+  list = calloc (nworkers, sizeof *list);
+  if (list == NULL)
+    {
+      free (found);
+      snprintf (err, errlen, "memory exhausted");
+      return -1;
+    }
+  for (size_t i = 0; i < nworkers && ngpus; i++)
+    {
+      const char *p = gpus;
+
+      for (size_t k = 0; k < i % ngpus; k++)
+        p = strchr (p, ',') + 1;
+      list[i] = strndup (p, strcspn (p, ","));
+    }
+  free (found);
+  *slots = list;
+  *nslots = nworkers;
+
+  if (h->memory < 0)
+    {
+      long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+
+      h->memory = pages > 0 && page > 0 ? (long long) pages * page / 2 : 0;
+    }
+  if (h->build_jobs == 0 && getenv ("MAX_JOBS") == NULL)
+    {
+      long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+
+      h->build_jobs = cpus > (long) nworkers ? cpus / (long) nworkers : 1;
+    }
+  /* For hosts where namespaces upset a driver, and to test the
+     fallback.  */
+  h->isolate = !(getenv ("DICE_SANDBOX")
+                 && strcmp (getenv ("DICE_SANDBOX"), "none") == 0);
+  if (h->atol_set || h->rtol_set)
+    h->tolerance = "custom";
+  else if (strcmp (h->tolerance, "kernelbench") == 0)
+    h->atol = h->rtol = 1e-4;
+  return 0;
+}
+
+void
+dice_harness_free_slots (char **slots, size_t nslots)
+{
+  for (size_t i = 0; i < nslots; i++)
+    free (slots[i]);
+  free (slots);
+}
+
+/* Redact secrets in every string of VALUE, in place.  */
+static void
+redact_tree (json_t *value)
+{
+  if (json_is_string (value))
+    {
+      char *clean = dice_sandbox_redact (json_string_value (value));
+
+      if (clean)
+        json_string_set (value, clean);
+      free (clean);
+    }
+  else if (json_is_object (value))
+    {
+      const char *key;
+      json_t *v;
+
+      json_object_foreach (value, key, v)
+        redact_tree (v);
+    }
+  else if (json_is_array (value))
+    {
+      size_t i;
+      json_t *v;
+
+      json_array_foreach (value, i, v)
+        redact_tree (v);
+    }
+}
+
+/* Make S one line of at most ERROR_MAX bytes, in place: control
+   characters become spaces, runs of spaces one.  */
+static void
+one_line (char *s)
+{
+  char *w = s;
+
+  for (const char *r = s; *r && w - s < ERROR_MAX; r++)
+    {
+      char c = iscntrl ((unsigned char) *r) ? ' ' : *r;
+
+      if (c == ' ' && (w == s || w[-1] == ' '))
+        continue;
+      *w++ = c;
+    }
+  while (w > s && w[-1] == ' ')
+    w--;
+  *w = '\0';
+}
+
+/* The last non-blank line of LOG, at most 200 bytes, into BUF.  */
+static void
+last_line (const char *log, char *buf, size_t size)
+{
+  const char *end = log + strlen (log);
+  const char *start;
+  size_t len;
+
+  while (end > log && isspace ((unsigned char) end[-1]))
+    end--;
+  start = end;
+  while (start > log && start[-1] != '\n')
+    start--;
+  len = (size_t) (end - start);
+  if (len > 200)
+    start = end - 200, len = 200;
+  snprintf (buf, size, "%.*s", (int) len, start);
+  one_line (buf);
+}
+
+static const char *
+signal_name (int sig)
+{
+  const char *name = strsignal (sig);
+
+  return name ? name : "unknown signal";
+}
+
+/* Why a run that gave no result ended, into WHY; the status it means.  */
+static const char *
+explain_end (const struct dice_harness *h, const struct dice_sandbox *sb,
+             char *why, size_t size)
+{
+  char tail[256], said[300] = "";
+
+  last_line (sb->log ? sb->log : "", tail, sizeof tail);
+  if (*tail)
+    snprintf (said, sizeof said, "; last output: %s", tail);
+  switch (sb->end)
+    {
+    case DICE_SANDBOX_TIMEOUT:
+      snprintf (why, size, "timed out after %g s (build and run)%s",
+                h->timeout, said);
+      return "timeout";
+    case DICE_SANDBOX_SIGNALED:
+      if (sb->status == SIGKILL && sb->oom_kill)
+        {
+          snprintf (why, size, "killed by the kernel's out-of-memory "
+                    "killer%s", said);
+          return "oom";
+        }
+      snprintf (why, size, "killed by signal %d (%s)%s", sb->status,
+                signal_name (sb->status), said);
+      return "crashed";
+    case DICE_SANDBOX_EXITED:
+      snprintf (why, size, "the harness exited with status %d without a "
+                "result%s", sb->status, said);
+      return "crashed";
+    case DICE_SANDBOX_GUARD_LOST:
+      snprintf (why, size, "the sandbox's guard process was killed or "
+                "stopped (by the candidate?)%s", said);
+      return "crashed";
+    case DICE_SANDBOX_NOT_STARTED:
+    default:
+      snprintf (why, size, "could not start the harness: %s", sb->error);
+      return "crashed";
+    }
+}
+
+static json_t *
+sandbox_object (const struct dice_harness *h, const struct dice_sandbox *sb,
+                bool started)
+{
+  return json_pack ("{s:s?, s:o, s:s?, s:s?, s:o, s:o}",
+                    "network", !started ? NULL
+                    : sb->net_isolated ? "isolated" : "shared",
+                    "pid_namespace", started ? json_boolean (sb->pid_namespace)
+                    : json_null (),
+                    "filesystem", !started ? NULL
+                    : sb->fs_readonly ? "read-only" : "shared",
+                    "proc", !started ? NULL
+                    : sb->proc_private ? "private" : "shared",
+                    "memory", sb->memory ? json_integer ((json_int_t) sb->memory)
+                    : json_null (),
+                    "timeout", h->timeout == floor (h->timeout)
+                    ? json_integer ((json_int_t) h->timeout)
+                    : json_real (h->timeout));
+}
+
+/* The check object: KNOWN keys first in their documented order, from
+   FROM (the harness's) or defaults, then any further keys FROM has.  */
+static json_t *
+check_object (const struct dice_harness *h, json_t *from, const char *status,
+              const char *error, double ms, json_t *compile, json_t *sandbox)
+{
+  static const char *const order[] = {
+    "status", "correct", "trials", "passed", "max_abs_err", "max_rel_err",
+    "failed_trial", "tolerance", "atol", "rtol", "seed", "error", "ms",
+    "device", "torch", "cuda", "driver", "compile", "sandbox"
+  };
+  json_t *check = json_object ();
+  const char *key;
+  json_t *v;
+
+  for (size_t i = 0; i < DICE_ARRAY_SIZE (order); i++)
+    {
+      json_t *value = json_object_get (from, order[i]);
+
+      if (strcmp (order[i], "status") == 0)
+        value = json_string (status);
+      else if (strcmp (order[i], "correct") == 0)
+        value = json_boolean (strcmp (status, "correct") == 0);
+      else if (strcmp (order[i], "trials") == 0 && value == NULL)
+        value = json_integer (h->trials);
+      else if (strcmp (order[i], "passed") == 0 && value == NULL)
+        value = json_integer (0);
+      else if (strcmp (order[i], "tolerance") == 0)
+        value = json_string (h->tolerance);
+      else if ((strcmp (order[i], "atol") == 0
+                || strcmp (order[i], "rtol") == 0) && !json_is_number (value))
+        value = json_real (order[i][0] == 'a' ? h->atol : h->rtol);
+      else if (strcmp (order[i], "seed") == 0 && value == NULL)
+        value = json_integer (h->seed);
+      else if (strcmp (order[i], "error") == 0)
+        value = error ? json_string (error) : json_null ();
+      else if (strcmp (order[i], "ms") == 0)
+        value = json_integer ((json_int_t) llround (ms));
+      else if (strcmp (order[i], "compile") == 0)
+        value = compile ? json_incref (compile) : json_null ();
+      else if (strcmp (order[i], "sandbox") == 0)
+        value = json_incref (sandbox);
+      else
+        value = value ? json_incref (value) : json_null ();
+      json_object_set_new (check, order[i], value);
+    }
+  json_object_foreach (from, key, v)
+    if (json_object_get (check, key) == NULL)
+      json_object_set (check, key, v);
+  return check;
+}
+
+static json_t *
+failed_compile (const char *error, double ms)
+{
+  return json_pack ("{s:b, s:I, s:n, s:n, s:n, s:s, s:[], s:s}",
+                    "ok", 0, "ms", (json_int_t) llround (ms), "cache", "key",
+                    "arch", "log", "", "builds", "error", error);
+}
+
+static json_t *
+job_object (const struct dice_harness *h, const json_t *rec,
+            const char *code)
+{
+  return json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I, s:I, s:f, "
+                    "s:f, s:s}",
+                    "mode", h->mode == DICE_HARNESS_CHECK ? "check" : "compile",
+                    "id", json_object_get (rec, "id") ? json_object_get (rec, "id")
+                    : json_null (),
+                    "ref", json_object_get (rec, "ref") ? json_object_get (rec, "ref")
+                    : json_null (),
+                    "code", code, "device", h->device, "cache", h->cache,
+                    "arch", h->arch, "trials", (json_int_t) h->trials,
+                    "seed", (json_int_t) h->seed, "atol", h->atol,
+                    "rtol", h->rtol, "tolerance", h->tolerance);
+}
+
+json_t *
+dice_harness_run (const struct dice_harness *h, const json_t *rec,
+                  const char *gpu)
+{
+  const char *code = json_string_value (json_object_get (rec, "code"));
+  char *argv[] = { (char *) dice_python (), "-m", "dice_harness", NULL };
+  char pythonpath[PATH_MAX + 64], visible[64], jobs[64];
+  char *extra[8];
+  char *writable[2] = { h->cache, NULL };
+  size_t nextra = 0;
+  const char *old_pythonpath = getenv ("PYTHONPATH");
+  struct dice_sandbox sb;
+  json_t *job, *result = NULL, *value, *sandbox, *compile;
+  char *input;
+  char why[1024] = "";
+  const char *status = NULL;
+  bool cpu = strcmp (h->device, "cpu") == 0;
+
+  memset (&sb, 0, sizeof sb);
+  sb.memory = cpu && h->memory > 0 ? (unsigned long long) h->memory : 0;
+  if (code == NULL || !*code)
+    {
+      if (h->mode == DICE_HARNESS_COMPILE)
+        return failed_compile ("no code", 0);
+      sandbox = sandbox_object (h, &sb, false);
+      value = check_object (h, NULL, "no_code", "the record has no code", 0,
+                            NULL, sandbox);
+      json_decref (sandbox);
+      return value;
+    }
+
+  snprintf (pythonpath, sizeof pythonpath, "PYTHONPATH=%s/python%s%s",
+            h->datadir, old_pythonpath && *old_pythonpath ? ":" : "",
+            old_pythonpath ? old_pythonpath : "");
+  extra[nextra++] = pythonpath;
+  extra[nextra++] = "PYTHONDONTWRITEBYTECODE=1";
+  extra[nextra++] = "PYTHONUNBUFFERED=1";
+  if (gpu)
+    {
+      snprintf (visible, sizeof visible, "CUDA_VISIBLE_DEVICES=%s", gpu);
+      extra[nextra++] = visible;
+    }
+  if (h->build_jobs > 0)
+    {
+      snprintf (jobs, sizeof jobs, "MAX_JOBS=%ld", h->build_jobs);
+      extra[nextra++] = jobs;
+    }
+  extra[nextra] = NULL;
+
+  job = job_object (h, rec, code);
+  input = job ? json_dumps (job, JSON_COMPACT) : NULL;
+  json_decref (job);
+  if (input == NULL)
+    return NULL;
+  sb.argv = argv;
+  sb.extra_env = extra;
+  sb.input = input;
+  sb.input_len = strlen (input);
+  sb.timeout = h->timeout;
+  sb.file_size = FILE_SIZE_LIMIT;
+  sb.isolate = h->isolate;
+  sb.writable = writable;
+  sb.keep_dir = h->keep_temp;
+  dice_sandbox_run (&sb);
+  free (input);
+
+  /* A result counts whenever one arrived, even if the process then died:
+     the harness closes its result descriptor only when it is complete.  */
+  if (sb.result_len && sb.end != DICE_SANDBOX_TIMEOUT)
+    {
+      json_error_t jerr;
+
+      result = json_loadb (sb.result, sb.result_len, 0, &jerr);
+      if (!json_is_object (result))
+        {
+          snprintf (why, sizeof why, "the harness wrote a malformed result "
+                    "(%s)", result ? "not an object" : jerr.text);
+          json_decref (result);
+          result = NULL;
+          status = "crashed";
+        }
+    }
+  if (result == NULL && status == NULL)
+    status = explain_end (h, &sb, why, sizeof why);
+  one_line (why);
+
+  compile = json_object_get (result, "compile");
+  if (h->mode == DICE_HARNESS_COMPILE)
+    {
+      if (json_is_object (compile))
+        value = json_deep_copy (compile);
+      else
+        {
+          if (result)
+            snprintf (why, sizeof why, "the harness's result has no compile "
+                      "object");
+          value = failed_compile (why, sb.ms);
+        }
+    }
+  else
+    {
+      json_t *check = json_object_get (result, "check");
+      static const char *const statuses[] = {
+        "correct", "incorrect", "compile_error", "runtime_error", "oom"
+      };
+      const char *said = json_string_value (json_object_get (check, "status"));
+      const char *error = status ? why : NULL;
+      char *harness_error = NULL;
+
+      if (result && status == NULL)
+        {
+          for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
+            if (strcmp (said, statuses[i]) == 0)
+              status = statuses[i];
+          if (status == NULL)
+            {
+              snprintf (why, sizeof why, "the harness's result has %s "
+                        "status", said ? "an unknown" : "no");
+              status = "crashed";
+              error = why;
+            }
+          else if (json_string_value (json_object_get (check, "error")))
+            {
+              harness_error = strdup (json_string_value
+                                      (json_object_get (check, "error")));
+              if (harness_error)
+                one_line (harness_error);
+              error = harness_error;
+            }
+        }
+      sandbox = sandbox_object (h, &sb, sb.end != DICE_SANDBOX_NOT_STARTED);
+      value = check_object (h, json_is_object (check) ? check : NULL, status,
+                            error, sb.ms,
+                            json_is_object (compile) ? compile : NULL,
+                            sandbox);
+      json_decref (sandbox);
+      free (harness_error);
+    }
+  json_decref (result);
+  dice_sandbox_free (&sb);
+  redact_tree (value);
+  return value;
+}
+
+const char *
+dice_harness_label (const struct dice_harness *h, const json_t *value)
+{
+  if (h->mode == DICE_HARNESS_COMPILE)
+    return json_is_true (json_object_get (value, "ok")) ? "built" : "failed";
+  return json_string_value (json_object_get (value, "status"));
+}
+
+static json_t *
+tool_work (const json_t *rec, const char *gpu, void *ctx)
+{
+  return dice_harness_run (ctx, rec, gpu);
+}
+
+static const char *
+tool_label (const json_t *value, void *ctx)
+{
+  return dice_harness_label (ctx, value);
+}
+
+int
+dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
+                   void (*usage) (void))
+{
+  static const struct option compile_options[] = {
+    DICE_HARNESS_LONG_OPTIONS,
+    DICE_FILTER_LONG_OPTIONS,
+    DICE_COMMON_LONG_OPTIONS,
+    {NULL, 0, NULL, 0}
+  };
+  static const struct option check_options[] = {
+    DICE_HARNESS_LONG_OPTIONS,
+    DICE_HARNESS_CHECK_LONG_OPTIONS,
+    DICE_FILTER_LONG_OPTIONS,
+    DICE_COMMON_LONG_OPTIONS,
+    {NULL, 0, NULL, 0}
+  };
+  /* Static, so what it points to stays reachable on every exit.  */
+  static struct dice_harness h;
+  struct dice_sched s = { .work = tool_work, .label = tool_label };
+  char err[512];
+  char **slots;
+  size_t nslots;
+  int c, status;
+
+  dice_harness_init (&h, mode);
+  s.key = mode == DICE_HARNESS_CHECK ? "check" : "compile";
+  while ((c = getopt_long (argc, argv, DICE_HARNESS_SHORT_OPTIONS,
+                           mode == DICE_HARNESS_CHECK ? check_options
+                           : compile_options, NULL)) != -1)
+    switch (dice_harness_option (&h, c, optarg, err, sizeof err))
+      {
+      case DICE_HARNESS_OPTION_HANDLED:
+        break;
+      case DICE_HARNESS_OPTION_BAD:
+        dice_error ("%s", err);
+        dice_try_help ();
+        return DICE_EXIT_TROUBLE;
+      case DICE_HARNESS_OPTION_UNKNOWN:
+        switch (dice_common_option (c, usage))
+          {
+          case DICE_OPTION_HANDLED:
+            break;
+          case DICE_OPTION_EXIT_OK:
+            return DICE_EXIT_OK;
+          case DICE_OPTION_UNKNOWN:
+            dice_try_help ();
+            return DICE_EXIT_TROUBLE;
+          }
+      }
+
+  if (dice_harness_finish (&h, &slots, &nslots, err, sizeof err) != 0)
+    {
+      dice_error ("%s", err);
+      return DICE_EXIT_TROUBLE;
+    }
+  if (dice_sandbox_prepare () != 0)
+    {
+      dice_error_errno (errno, "cannot prepare the sandbox");
+      return DICE_EXIT_TROUBLE;
+    }
+  s.nworkers = nslots;
+  s.slots = slots;
+  s.unordered = h.unordered;
+  s.progress = h.progress < 0 ? isatty (STDERR_FILENO) : h.progress;
+  s.ctx = &h;
+  status = dice_sched_run (&s, argv + optind, argc - optind);
+  dice_harness_free_slots (slots, nslots);
+  free (h.cache);
+  h.cache = NULL;
+  return status;
+}

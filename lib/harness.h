@@ -1,0 +1,143 @@
+/* harness.h: the C side of the harness protocol of dice(7).  One record
+   becomes one job for the Python harness (share/dice/python/dice_harness),
+   run in the sandbox; its result, or the way the run ended, becomes the
+   record's "compile" (dice-compile) or "check" (dice-check) object.  The
+   options that dice-compile and dice-check share live here too.  */
+#ifndef DICE_HARNESS_H
+#define DICE_HARNESS_H
+
+#include "system.h"
+
+#include <getopt.h>
+#include <jansson.h>
+
+#include "options.h"
+
+enum dice_harness_mode
+{
+  DICE_HARNESS_COMPILE,
+  DICE_HARNESS_CHECK
+};
+
+struct dice_harness
+{
+  enum dice_harness_mode mode;
+  const char *device;           /* "auto" until resolved: "cpu" or "cuda" */
+  double timeout;               /* seconds, build and run together */
+  long trials;
+  long long seed;
+  const char *tolerance;        /* "dice", "kernelbench" or "custom" */
+  double atol, rtol;
+  bool atol_set, rtol_set;
+  char *cache;                  /* the build cache, an absolute path */
+  const char *arch;             /* the target architecture, or NULL */
+  long long memory;             /* address-space limit (bytes) for --device
+                                   cpu; 0 none; -1 the default */
+  bool keep_temp;
+  bool isolate;                 /* namespaces, unless DICE_SANDBOX=none */
+  long build_jobs;              /* MAX_JOBS for builds; 0: leave it */
+  char *datadir;                /* the data directory, made absolute (the
+                                   harness runs in another directory) */
+
+  /* Scheduling, passed to scheduler.h.  */
+  long jobs;                    /* 0: one per GPU, else 1 */
+  char *gpus;                   /* --gpus LIST, or NULL: all found */
+  bool unordered;
+  int progress;                 /* -1 when stderr is a terminal, 0, 1 */
+};
+
+/* Codes of the shared long-only options.  */
+enum
+{
+  DICE_OPT_GPUS = DICE_OPT_TOOL,
+  DICE_OPT_DEVICE,
+  DICE_OPT_TIMEOUT,
+  DICE_OPT_CACHE,
+  DICE_OPT_ARCH,
+  DICE_OPT_MEMORY,
+  DICE_OPT_KEEP_TEMP,
+  DICE_OPT_UNORDERED,
+  DICE_OPT_PROGRESS,
+  DICE_OPT_TRIALS,
+  DICE_OPT_SEED,
+  DICE_OPT_TOLERANCE,
+  DICE_OPT_ATOL,
+  DICE_OPT_RTOL,
+  DICE_OPT_HARNESS_END
+};
+
+#define DICE_HARNESS_SHORT_OPTIONS "j:q"
+
+#define DICE_HARNESS_LONG_OPTIONS                                       \
+  {"jobs", required_argument, NULL, 'j'},                               \
+  {"gpus", required_argument, NULL, DICE_OPT_GPUS},                     \
+  {"device", required_argument, NULL, DICE_OPT_DEVICE},                 \
+  {"timeout", required_argument, NULL, DICE_OPT_TIMEOUT},               \
+  {"cache", required_argument, NULL, DICE_OPT_CACHE},                   \
+  {"arch", required_argument, NULL, DICE_OPT_ARCH},                     \
+  {"memory", required_argument, NULL, DICE_OPT_MEMORY},                 \
+  {"keep-temp", no_argument, NULL, DICE_OPT_KEEP_TEMP},                 \
+  {"unordered", no_argument, NULL, DICE_OPT_UNORDERED},                 \
+  {"progress", no_argument, NULL, DICE_OPT_PROGRESS},                   \
+  {"quiet", no_argument, NULL, 'q'}
+
+#define DICE_HARNESS_CHECK_LONG_OPTIONS                                 \
+  {"trials", required_argument, NULL, DICE_OPT_TRIALS},                 \
+  {"seed", required_argument, NULL, DICE_OPT_SEED},                     \
+  {"tolerance", required_argument, NULL, DICE_OPT_TOLERANCE},           \
+  {"atol", required_argument, NULL, DICE_OPT_ATOL},                     \
+  {"rtol", required_argument, NULL, DICE_OPT_RTOL}
+
+/* Defaults for MODE.  */
+void dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode);
+
+/* What dice_harness_option did with an option.  */
+enum dice_harness_option_result
+{
+  DICE_HARNESS_OPTION_HANDLED,
+  DICE_HARNESS_OPTION_BAD,      /* a bad value: ERR says why */
+  DICE_HARNESS_OPTION_UNKNOWN   /* not one of the harness options */
+};
+
+/* Handle option C with argument ARG.  */
+enum dice_harness_option_result
+dice_harness_option (struct dice_harness *h, int c, const char *arg,
+                     char *err, size_t errlen);
+
+/* The --help lines of the shared options (and, for dice-check, the
+   checking ones).  */
+void dice_harness_print_help (enum dice_harness_mode mode);
+
+/* Settle what the options left open: the cache directory (made if
+   missing), the device, the GPUs and the number of workers, the memory
+   limit, and that the Python interpreter exists.  *SLOTS becomes a new
+   array of *NSLOTS GPU names (NULL entries: no GPU), one per worker;
+   free it with dice_harness_free_slots.  Returns 0, or -1 with ERR
+   saying why the run cannot go on.  */
+int dice_harness_finish (struct dice_harness *h, char ***slots,
+                         size_t *nslots, char *err, size_t errlen);
+void dice_harness_free_slots (char **slots, size_t nslots);
+
+/* The whole of dice-compile (MODE compile) or dice-check: options,
+   workers, records.  USAGE prints the tool's --help.  Returns the exit
+   status.  */
+int dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
+                       void (*usage) (void));
+
+/* Run the harness for REC, on GPU (NULL: none).  Returns the new
+   "compile" or "check" object, or NULL when memory ran out.  Thread-safe
+   once dice_sandbox_prepare has run.  */
+json_t *dice_harness_run (const struct dice_harness *h, const json_t *rec,
+                          const char *gpu);
+
+/* A short word for VALUE (a result of dice_harness_run) for progress
+   counts: the check status, or "built"/"failed".  */
+const char *dice_harness_label (const struct dice_harness *h,
+                                const json_t *value);
+
+/* The GPUs of this machine, as CUDA_VISIBLE_DEVICES numbers: from
+   /proc/driver/nvidia/gpus, else "nvidia-smi -L".  Returns how many (0:
+   none) and *LIST, a new comma-separated string, or NULL.  */
+size_t dice_find_gpus (char **list);
+
+#endif

@@ -1,0 +1,113 @@
+/* sandbox.h: run one untrusted process (a harness holding generated code)
+   so that whatever it does (crash, hang, fork, eat memory, signal its
+   parent, read the environment) ends as a fact about that one run, and
+   never harms the caller or the next run.
+
+   The caller's process forks a guard G in a session of its own.  G tries
+   to enter new user, network and PID namespaces (falling back to none
+   where the kernel refuses), forks the candidate C (the first process of
+   the new PID namespace, in a session of its own), enforces the wall-clock
+   deadline and then kills and reaps everything C left behind.  C runs in a
+   new empty directory with a scrubbed environment and resource limits,
+   without capabilities, and where a mount namespace can be had, with
+   every file system read-only but that directory and the WRITABLE ones;
+   its stdin receives INPUT, its stdout and stderr are kept (the last
+   LOG_MAX bytes), and fd 3, named by DICE_RESULT_FD, is a pipe whose
+   contents are the result.  See dice-check(1), "SANDBOX".  */
+#ifndef DICE_SANDBOX_H
+#define DICE_SANDBOX_H
+
+#include "system.h"
+
+/* The number of the candidate's result descriptor.  */
+#define DICE_SANDBOX_RESULT_FD 3
+
+/* How a run ended.  */
+enum dice_sandbox_end
+{
+  DICE_SANDBOX_EXITED,          /* exit status in STATUS */
+  DICE_SANDBOX_SIGNALED,        /* killed by signal STATUS */
+  DICE_SANDBOX_TIMEOUT,         /* the deadline passed; everything was killed */
+  DICE_SANDBOX_GUARD_LOST,      /* the guard died (killed by the candidate) */
+  DICE_SANDBOX_NOT_STARTED      /* ERROR says why */
+};
+
+struct dice_sandbox
+{
+  /* Set by the caller.  */
+  char *const *argv;            /* argv[0] is looked up in PATH */
+  char *const *extra_env;       /* "NAME=value" added to the scrubbed set */
+  const char *input;            /* written to stdin, then end of file */
+  size_t input_len;
+  double timeout;               /* seconds; 0: none */
+  unsigned long long memory;    /* RLIMIT_AS in bytes; 0: none */
+  unsigned long long file_size; /* RLIMIT_FSIZE in bytes; 0: none */
+  bool isolate;                 /* try to unshare namespaces */
+  char *const *writable;        /* absolute directories the candidate may
+                                   write besides its own (the build cache);
+                                   at most 8 */
+  bool keep_dir;                /* leave the working directory behind */
+  size_t log_max;               /* bytes of output kept (0: 16 KiB) */
+
+  /* Set by dice_sandbox_run; freed by dice_sandbox_free.  */
+  char *dir;                    /* the working directory (removed unless kept) */
+  char *result;                 /* what C wrote to the result fd, NUL-ended */
+  size_t result_len;
+  char *log;                    /* the tail of stdout and stderr, NUL-ended */
+  size_t log_len;
+  bool log_truncated;           /* earlier output was dropped */
+  enum dice_sandbox_end end;
+  int status;
+  bool oom_kill;                /* the kernel's OOM killer struck meanwhile */
+  bool net_isolated;            /* C had its own network namespace */
+  bool pid_namespace;           /* C was the first process of its own PID ns */
+  bool proc_private;            /* C's /proc showed only its PID namespace */
+  bool fs_readonly;             /* every file system but DIR, WRITABLE,
+                                   /dev, /proc and /sys was read-only */
+  double ms;                    /* wall time from fork to the end */
+  char error[256];
+};
+
+/* Call once before any run, before other threads start: it notes the
+   values of secret-looking environment variables (for
+   dice_sandbox_redact) and makes this process non-dumpable, so that a
+   candidate of the same user cannot read this process's environment or
+   memory through /proc.  Returns 0, or -1 with errno set.  */
+int dice_sandbox_prepare (void);
+
+/* Run SB's command.  Blocks until it has ended and been cleaned up.
+   Threads may run several sandboxes at once.  Returns 0 when the command
+   ran (however it ended: see SB->end), -1 when it could not be started
+   (SB->end is DICE_SANDBOX_NOT_STARTED and SB->error says why).  */
+int dice_sandbox_run (struct dice_sandbox *sb);
+
+/* Free what dice_sandbox_run allocated in SB.  */
+void dice_sandbox_free (struct dice_sandbox *sb);
+
+/* Whether the environment variable NAME is passed to candidates.  Only
+   what compilers, CUDA, torch and Python need is kept, and never a name
+   that looks like a secret.  */
+bool dice_sandbox_keeps_variable (const char *name);
+
+/* Whether NAME looks like it holds a secret (an API key, a token...).  */
+bool dice_sandbox_secret_name (const char *name);
+
+/* The environment for a candidate working in DIR: the kept part of
+   environ, HOME, TMPDIR and TORCH_EXTENSIONS_DIR set to DIR,
+   DICE_RESULT_FD, then EXTRA ("NAME=value", overriding).  A new
+   NULL-ended array of new strings (free with dice_sandbox_free_env), or
+   NULL when memory ran out.  */
+char **dice_sandbox_environ (const char *dir, char *const *extra);
+void dice_sandbox_free_env (char **env);
+
+/* S with every value of a secret-looking variable of this process's
+   environment (noted by dice_sandbox_prepare) replaced by "[redacted]":
+   a new string the caller frees, or NULL when S holds none (or memory
+   ran out).  */
+char *dice_sandbox_redact (const char *s);
+
+/* Remove the directory tree DIR, making unreadable folders readable on
+   the way.  Returns 0, or -1 with errno set.  */
+int dice_remove_tree (const char *dir);
+
+#endif

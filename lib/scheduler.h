@@ -1,0 +1,37 @@
+/* scheduler.h: a record filter with slow, independent work per record, run
+   by several workers at once (one per GPU, or -j N), with the output in
+   input order by default.  The main thread reads; each worker thread
+   takes the next record, does the work, and hands the result to a
+   reorder buffer, which writes what is next in order.  Reading runs at
+   most a window ahead of writing, so memory stays bounded however long
+   one record takes.  */
+#ifndef DICE_SCHEDULER_H
+#define DICE_SCHEDULER_H
+
+#include "system.h"
+
+#include <jansson.h>
+
+struct dice_sched
+{
+  const char *key;              /* the tool's key, set in each record */
+  size_t nworkers;
+  char **slots;                 /* per worker: what it owns (a GPU), or NULL */
+  bool unordered;               /* write records as they finish */
+  bool progress;                /* counts on standard error */
+  /* The work: the new value of KEY for REC (a new reference), or NULL
+     when memory ran out.  Called from worker threads.  */
+  json_t *(*work) (const json_t *rec, const char *slot, void *ctx);
+  /* A word for a value, for the progress counts (may be NULL).  */
+  const char *(*label) (const json_t *value, void *ctx);
+  void *ctx;
+};
+
+/* Read records from FILES (NFILES of them; none: standard input), run
+   the work on each, write them to standard output.  Malformed lines are
+   reported as prog:FILE:LINE and skipped (or, with --strict, end the
+   reading).  Returns the exit status: 0, 1 (lines skipped) or 2 (could
+   not go on: unreadable input, a write error, --strict).  */
+int dice_sched_run (const struct dice_sched *s, char **files, int nfiles);
+
+#endif

@@ -1,0 +1,110 @@
+"""python -m dice_harness: one job on stdin, one result on DICE_RESULT_FD.
+
+See dice(7), HARNESS PROTOCOL.  Exit status 0 whenever a result was
+written, whatever the candidate did; 2 when the job itself was unusable
+(no result: C then records the candidate as crashed and logs stderr).
+"""
+
+import json
+import math
+import os
+import sys
+
+
+def _compile_object(arch, error=None):
+    """The result's `compile` object.  ERROR, a one-line Python error that
+    kept the candidate module from running, fails it even when every
+    extension built."""
+    from . import buildcache, runner
+    obj = buildcache.summary()
+    del obj["error"]
+    if error is not None and obj["ok"]:
+        obj["ok"] = False
+        obj["log"] = error
+    obj["log"] = runner.clean(obj["log"])
+    obj["arch"] = arch
+    obj["builds"] = [dict(b, log=runner.clean(b["log"])) for b in buildcache.builds]
+    return obj
+
+
+def _number(job, name, default, kind):
+    value = job.get(name, default)
+    if value is None:
+        value = default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value):
+        raise ValueError("job %s is not a number" % name)
+    return kind(value)
+
+
+def run(job):
+    from . import buildcache, runner
+    mode = job.get("mode")
+    if mode not in ("compile", "check"):
+        raise ValueError("job mode must be compile or check")
+    if job.get("device", "cpu") not in ("cpu", "cuda", None):
+        raise ValueError("job device must be cpu or cuda")
+    check = {"status": None, "correct": False,
+             "trials": _number(job, "trials", 5, int), "passed": 0,
+             "max_abs_err": None, "max_rel_err": None, "failed_trial": None,
+             "error": None, "seed": _number(job, "seed", 42, int),
+             "tolerance": job.get("tolerance"),
+             "atol": _number(job, "atol", 1e-2, float),
+             "rtol": _number(job, "rtol", 1e-2, float)}
+    if check["trials"] < 1:
+        raise ValueError("job trials must be at least 1")
+    directory = os.getcwd()
+    __import__("torch")     # before any candidate code runs
+    arch = runner.set_arch(job)
+    buildcache.install(job.get("cache") or os.path.join(directory, ".dice-cache"))
+    if mode == "compile":
+        error = runner.compile_job(job, directory)
+        return {"compile": _compile_object(
+            arch, runner.one_line(error) if error is not None else None)}
+    check.update(runner.device_info(job.get("device") or "cpu"))
+    try:
+        runner.check_job(job, directory, check)
+    except runner.Failure as f:
+        check["status"] = f.status
+        check["error"] = runner.clean(str(f))
+    except BaseException as e:
+        if not buildcache.summary()["ok"]:
+            check["status"] = "compile_error"
+            check["error"] = buildcache.summary()["error"]
+        else:
+            check["status"] = "oom" if runner.is_oom(e) else "runtime_error"
+            check["error"] = runner.one_line(e)
+    check["correct"] = check["status"] == "correct"
+    error = check["error"] if check["status"] == "compile_error" else None
+    return {"compile": _compile_object(arch, error), "check": check}
+
+
+def main():
+    from . import resultfd, runner
+    runner.remember_secrets(os.environ)
+    try:
+        resultfd.take()
+    except OSError as e:
+        print("dice_harness: result descriptor: %s" % e, file=sys.stderr)
+        return 2
+    try:
+        job = json.loads(sys.stdin.read())
+        if not isinstance(job, dict):
+            raise ValueError("job is not a JSON object")
+        result = run(job)
+    except ValueError as e:
+        print("dice_harness: bad job: %s" % e, file=sys.stderr)
+        return 2
+    except Exception as e:
+        # The harness's own trouble (an unwritable cache, say); candidate
+        # failures never get here.
+        print("dice_harness: %s" % runner.one_line(e), file=sys.stderr)
+        return 2
+    sys.stdout.flush()
+    sys.stderr.flush()
+    resultfd.give(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

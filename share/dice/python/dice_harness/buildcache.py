@@ -1,0 +1,366 @@
+"""Every extension build a candidate asks for goes through here.
+
+Candidates build with torch.utils.cpp_extension.load_inline (or load),
+anywhere: at import, in ModelNew.__init__, on the first forward, often
+inside a try/except that hides a failure.  Replacing the two functions in
+that module before the candidate is executed catches all of them (a
+`from ... import load_inline` in the candidate binds the replacement), so
+that each build is recorded and goes to one content-addressed cache that
+dice-compile and dice-check share:
+
+  CACHE/<key[:2]>/<key>/   a finished build (meta.json + the .so), put in
+                           place by one atomic rename, so a directory that
+                           exists is complete;
+  CACHE/locks/<key>.lock   flock(2)ed while building; the kernel drops the
+                           lock when its holder dies, so a build killed
+                           half-way never blocks a later one;
+  CACHE/tmp/<key>.<pid>    a build in progress; one found by a process
+                           that holds the key's lock is a dead builder's
+                           leftover and is removed.
+
+The key is a sha256 over everything that changes the built object: the
+sources, function list, name, flags, include paths, with_cuda, the torch,
+CUDA and Python versions, TORCH_CUDA_ARCH_LIST, CXX, and HARNESS_VERSION.
+Headers named by include paths are not read (their paths are hashed, not
+their contents).  A failed build is cached only when the compiler said
+why with a file:line diagnostic (the code's fault, which a rebuild would
+repeat), never when the failure may be the machine's (a killed compiler,
+a full disk); a hit on a cached failure raises again with the same message.
+"""
+
+import fcntl
+import glob
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import time
+
+from . import HARNESS_VERSION
+
+LOG_LIMIT = 2048
+
+builds = []          # one dict per distinct build asked for, in order
+_loaded = {}         # key -> what the first load returned
+_failed = {}         # key -> the exception its build raised
+_original = {}       # the real torch functions
+_cache_dir = None
+
+
+def _as_list(value):
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)):
+        return [value]
+    return list(value)
+
+
+def _text(value):
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _versions():
+    import torch
+    return {
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": "%d.%d.%d" % sys.version_info[:3],
+        "arch": os.environ.get("TORCH_CUDA_ARCH_LIST"),
+        "cxx": os.environ.get("CXX"),
+        "harness": HARNESS_VERSION,
+    }
+
+
+def build_key(kind, name, **parts):
+    """The cache key of one build: KIND is "inline" or "load"; PARTS are
+    its arguments, already normalised to JSON-able values."""
+    description = {"kind": kind, "name": name, "parts": parts,
+                   "versions": _versions()}
+    blob = json.dumps(description, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _paths(key):
+    return (os.path.join(_cache_dir, key[:2], key),
+            os.path.join(_cache_dir, "locks", key + ".lock"),
+            os.path.join(_cache_dir, "tmp"))
+
+
+# A compiler diagnostic: "main.cpp:17:17: error: ..." (gcc, clang, nvcc
+# "cuda.cu(12): error: ...", and the linker's "undefined reference").
+_DIAGNOSTIC = re.compile(r"^\S+?(:\d+(:\d+)?:|\(\d+\):) (fatal )?error\b"
+                         r"|undefined reference|cannot find -l", re.I)
+
+
+def _first_errors(text, build_dir):
+    """The compiler's first complaints, with file:line, about LOG_LIMIT
+    bytes: each error line and the source excerpt after it; lacking any,
+    the lines that mention an error, else the tail."""
+    if build_dir:
+        text = text.replace(build_dir + os.sep, "").replace(build_dir, ".")
+    lines = text.splitlines()
+    picked = []
+    for i, line in enumerate(lines):
+        if _DIAGNOSTIC.search(line):
+            picked.append(line)
+            j = i + 1
+            while j < len(lines) and j <= i + 2 and re.match(r"^\s+(\d+\s*\|)?", lines[j]) \
+                    and lines[j].strip() and not _DIAGNOSTIC.search(lines[j]):
+                picked.append(lines[j])
+                j += 1
+    if not picked:
+        # ninja's own "[1/2] c++ ... -o main.o" command lines are noise
+        picked = [l for l in lines if re.search(r"error", l, re.I)
+                  and not re.match(r"^(Error building extension.*?: )?\[\d+/\d+\]", l)]
+    if not picked:
+        picked = lines[-20:]
+    out = ""
+    for line in picked:
+        if len(out) + len(line) + 1 > LOG_LIMIT:
+            break
+        out += line + "\n"
+    return out.rstrip("\n") or text[:LOG_LIMIT]
+
+
+def _deterministic(log):
+    """A failure the code caused (a diagnostic with file:line) and another
+    build would repeat; not a killed compiler or a full disk."""
+    return any(_DIAGNOSTIC.search(line) for line in log.splitlines()) and \
+        not re.search(r"No space left|Killed|internal compiler error|"
+                      r"cannot allocate|out of memory", log, re.I)
+
+
+class CachedBuildError(RuntimeError):
+    """A build that failed before, raised again from the cache."""
+
+
+def _load_built(directory):
+    """Load a finished build from DIRECTORY as the original would have."""
+    with open(os.path.join(directory, "meta.json")) as f:
+        meta = json.load(f)
+    if not meta.get("ok", True):
+        raise CachedBuildError(meta["message"])
+    path = os.path.join(directory, meta["file"])
+    if meta["standalone"]:
+        return path
+    if not meta["python_module"]:
+        import torch
+        torch.ops.load_library(path)
+        return None
+    spec = importlib.util.spec_from_file_location(meta["module"], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _finish(tmp, final, name, python_module, standalone):
+    """Describe the build in TMP and move it to FINAL atomically."""
+    import torch.utils.cpp_extension as ext
+    suffix = "" if standalone else ext.LIB_EXT
+    built = [os.path.basename(p) for p in glob.glob(os.path.join(tmp, name + "*"))
+             if os.path.isfile(p) and (p.endswith(suffix) if suffix else os.access(p, os.X_OK))]
+    built.sort(key=len, reverse=True)   # name_v1.so rather than name.so
+    if not built:
+        return
+    module = built[0][:-len(suffix)] if suffix else built[0]
+    for obj in glob.glob(os.path.join(tmp, "*.o")):
+        os.unlink(obj)
+    meta = {"ok": True, "file": built[0], "module": module,
+            "python_module": python_module, "standalone": standalone}
+    with open(os.path.join(tmp, "meta.json"), "w") as f:
+        json.dump(meta, f)
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    try:
+        os.rename(tmp, final)
+    except OSError:
+        # Someone else's identical build won (a cache shared without the
+        # lock, say); theirs is as good as ours.
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _build(kind, name, key, call, python_module, standalone):
+    """Return what the original function returns for build KEY, from the
+    cache when it is there; CALL(build_directory) runs the original."""
+    # A candidate that builds on every forward call asks again and again;
+    # it gets the first answer, and the record lists the build once.
+    if key in _loaded:
+        return _loaded[key]
+    if key in _failed:
+        raise _failed[key]
+    record = {"name": str(name), "key": key, "ok": False, "ms": 0.0,
+              "cache": None, "log": ""}
+    builds.append(record)
+    start = time.monotonic()
+    final, lock_path, tmp_root = _paths(key)
+    try:
+        if os.path.isdir(final):
+            record["cache"] = "hit"
+            result = _load_built(final)
+        else:
+            os.makedirs(os.path.dirname(lock_path), exist_ok=True)
+            with open(lock_path, "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if os.path.isdir(final):
+                    record["cache"] = "hit"
+                    result = _load_built(final)
+                else:
+                    record["cache"] = "miss"
+                    result = _build_locked(key, final, tmp_root, name, call,
+                                           python_module, standalone, record)
+    except BaseException as e:
+        record["ms"] = round((time.monotonic() - start) * 1000.0, 3)
+        if not record["log"]:
+            record["log"] = _first_errors(_text(e), "")
+        if isinstance(e, Exception):
+            _failed[key] = e
+        raise
+    record["ms"] = round((time.monotonic() - start) * 1000.0, 3)
+    record["ok"] = True
+    _loaded[key] = result
+    return result
+
+
+def _remember_failure(final, tmp, message):
+    """Cache a failed build as a directory whose meta.json says so, so a
+    later dice-check of the same candidate fails at once."""
+    try:
+        os.makedirs(tmp)
+        with open(os.path.join(tmp, "meta.json"), "w") as f:
+            json.dump({"ok": False, "message": message}, f)
+        os.makedirs(os.path.dirname(final), exist_ok=True)
+        os.rename(tmp, final)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _build_locked(key, final, tmp_root, name, call, python_module,
+                  standalone, record):
+    os.makedirs(tmp_root, exist_ok=True)
+    for stale in glob.glob(os.path.join(tmp_root, key + ".*")):
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = os.path.join(tmp_root, "%s.%d" % (key, os.getpid()))
+    os.makedirs(tmp)
+    try:
+        result = call(tmp)
+    except BaseException as e:
+        message = _text(e).replace(tmp + os.sep, "").replace(tmp, ".")
+        record["log"] = _first_errors(message, "")
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, Exception) and _deterministic(record["log"]):
+            _remember_failure(final, tmp, message)
+        raise
+    _finish(tmp, final, name, python_module, standalone)
+    return result
+
+
+def _load_inline(name, cpp_sources, cuda_sources=None, functions=None,
+                 extra_cflags=None, extra_cuda_cflags=None, extra_ldflags=None,
+                 extra_include_paths=None, build_directory=None, verbose=False,
+                 with_cuda=None, is_python_module=True,
+                 with_pytorch_error_handling=True, keep_intermediates=True,
+                 **more):
+    if isinstance(functions, dict):
+        fn = sorted((str(k), str(v)) for k, v in functions.items())
+    else:
+        fn = [_text(f) for f in _as_list(functions)]
+    key = build_key(
+        "inline", str(name),
+        cpp_sources=[_text(s) for s in _as_list(cpp_sources)],
+        cuda_sources=[_text(s) for s in _as_list(cuda_sources)],
+        functions=fn,
+        extra_cflags=[_text(s) for s in _as_list(extra_cflags)],
+        extra_cuda_cflags=[_text(s) for s in _as_list(extra_cuda_cflags)],
+        extra_ldflags=[_text(s) for s in _as_list(extra_ldflags)],
+        extra_include_paths=[_text(s) for s in _as_list(extra_include_paths)],
+        with_cuda=with_cuda, is_python_module=bool(is_python_module),
+        with_pytorch_error_handling=bool(with_pytorch_error_handling),
+        more=sorted((k, repr(v)) for k, v in more.items()))
+
+    def call(directory):
+        return _original["load_inline"](
+            name, cpp_sources, cuda_sources=cuda_sources, functions=functions,
+            extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags,
+            extra_ldflags=extra_ldflags, extra_include_paths=extra_include_paths,
+            build_directory=directory, verbose=verbose, with_cuda=with_cuda,
+            is_python_module=is_python_module,
+            with_pytorch_error_handling=with_pytorch_error_handling,
+            keep_intermediates=keep_intermediates, **more)
+    return _build("inline", name, key, call, bool(is_python_module), False)
+
+
+def _read_source(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None     # the original will report it
+
+
+def _load(name, sources, extra_cflags=None, extra_cuda_cflags=None,
+          extra_ldflags=None, extra_include_paths=None, build_directory=None,
+          verbose=False, with_cuda=None, is_python_module=True,
+          is_standalone=False, keep_intermediates=True, **more):
+    files = [os.path.abspath(_text(s)) for s in _as_list(sources)]
+    key = build_key(
+        "load", str(name),
+        sources=[[os.path.basename(p), _read_source(p)] for p in files],
+        extra_cflags=[_text(s) for s in _as_list(extra_cflags)],
+        extra_cuda_cflags=[_text(s) for s in _as_list(extra_cuda_cflags)],
+        extra_ldflags=[_text(s) for s in _as_list(extra_ldflags)],
+        extra_include_paths=[_text(s) for s in _as_list(extra_include_paths)],
+        with_cuda=with_cuda, is_python_module=bool(is_python_module),
+        is_standalone=bool(is_standalone),
+        more=sorted((k, repr(v)) for k, v in more.items()))
+
+    def call(directory):
+        return _original["load"](
+            name, files, extra_cflags=extra_cflags,
+            extra_cuda_cflags=extra_cuda_cflags, extra_ldflags=extra_ldflags,
+            extra_include_paths=extra_include_paths, build_directory=directory,
+            verbose=verbose, with_cuda=with_cuda,
+            is_python_module=is_python_module, is_standalone=is_standalone,
+            keep_intermediates=keep_intermediates, **more)
+    return _build("load", name, key, call,
+                  bool(is_python_module) and not is_standalone, bool(is_standalone))
+
+
+def install(cache_dir):
+    """Route every later load_inline / load through CACHE_DIR."""
+    global _cache_dir
+    import torch.utils.cpp_extension as ext
+    _cache_dir = os.path.abspath(cache_dir)
+    os.makedirs(_cache_dir, exist_ok=True)
+    if not _original:
+        _original["load_inline"] = ext.load_inline
+        _original["load"] = ext.load
+    ext.load_inline = _load_inline
+    ext.load = _load
+
+
+def summary():
+    """The `compile` object's build fields, from the builds so far."""
+    ms = round(sum(b["ms"] for b in builds), 3)
+    if not builds:
+        cache = None
+    elif all(b["cache"] == "hit" for b in builds):
+        cache = "hit"
+    else:
+        cache = "miss"
+    failed = [b for b in builds if not b["ok"]]
+    if failed:
+        first = failed[0]["log"].strip().splitlines()
+        error = "build of %s failed%s" % (failed[0]["name"],
+                                          ": " + first[0] if first else "")
+    else:
+        error = None
+    return {
+        "ok": not failed,
+        "ms": ms,
+        "cache": cache,
+        "key": builds[0]["key"] if builds else None,
+        "log": failed[0]["log"] if failed else "",
+        "error": error,
+    }

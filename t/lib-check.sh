@@ -1,0 +1,145 @@
+# lib-check.sh: helpers for the dice-compile and dice-check tests.
+# Source it after test-lib.sh.
+
+# Candidates' working directories go into the scratch directory, so a
+# failing test leaves nothing in /tmp.
+mkdir -p "$PWD/.tmp" && TMPDIR=$PWD/.tmp && export TMPDIR
+
+# record ID CODE [REF]: a candidate record, on standard output.
+record () {
+	jq -nc --arg id "$1" --arg code "$2" --arg ref "${3-$REF}" \
+		'{id: $id, sample: {index: 0}, ref: $ref, code: $code}'
+}
+
+# A reference any CPU torch can run: ReLU of a 64x128 tensor.
+REF='import torch
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+    def forward(self, x):
+        return torch.relu(x)
+def get_inputs():
+    return [torch.randn(64, 128)]
+def get_init_inputs():
+    return []'
+
+# A candidate with no build: CODE_PREFIX (module-level code, may be
+# empty) and a forward body.
+candidate () {
+	printf '%s\n' "import os, sys, torch" "$1" \
+		"class ModelNew(torch.nn.Module):" \
+		"    def __init__(self):" \
+		"        super().__init__()" \
+		"    def forward(self, x):" \
+		"        ${2:-return torch.relu(x)}"
+}
+
+# fake_harness DIR: a stand-in for share/dice/python/dice_harness that
+# speaks the protocol of dice(7) without torch, so that what C decides
+# can be tested quickly and exactly.  It appends the job's id to runs in
+# the build cache (the one place outside its own directory that a
+# candidate may write), runs the job's code with exec, and reports "correct", or
+# runtime_error for an exception, or the STATUS/ERROR the code set, or
+# the raw text the code put in RESULT (the code sees the job as "job").
+# check.job echoes the job, less its code and ref.
+fake_harness () {
+	mkdir -p "$1/python/dice_harness" &&
+	cat >"$1/python/dice_harness/__main__.py" <<-PYEOF
+	import json, os, sys
+	job = json.load(sys.stdin)
+	with open(os.path.join(job["cache"], "runs"), "a") as f:
+	    f.write("%s\n" % job.get("id"))
+	env = {"STATUS": "correct", "ERROR": None, "RESULT": None, "job": job}
+	try:
+	    exec(job["code"], env)
+	except Exception as e:
+	    env["STATUS"], env["ERROR"] = "runtime_error", "%s: %s" % (type(e).__name__, e)
+	fd = int(os.environ["DICE_RESULT_FD"])
+	echo = {k: v for k, v in job.items() if k not in ("code", "ref")}
+	if env["RESULT"] is not None:
+	    out = env["RESULT"]
+	else:
+	    ok = env["STATUS"] == "correct"
+	    out = json.dumps({
+	        "compile": {"ok": True, "ms": 0, "cache": "hit", "key": "fake",
+	                    "arch": None, "log": "", "builds": []},
+	        "check": {"status": env["STATUS"], "correct": ok,
+	                  "trials": job["trials"],
+	                  "passed": job["trials"] if ok else 0,
+	                  "max_abs_err": 0.0, "max_rel_err": 0.0,
+	                  "failed_trial": None, "error": env["ERROR"],
+	                  "torch": "fake", "cuda": None, "device": "cpu",
+	                  "driver": None, "seed": job["seed"], "job": echo}})
+	os.write(fd, out.encode())
+	os.close(fd)
+	PYEOF
+}
+
+# Prerequisites of the tests that run the real harness on a CPU torch:
+# HARNESS (the package is in the data directory) and CXXBUILD (torch can
+# build C++ extensions here: a compiler and ninja).
+if test -f "$DICE_DATADIR/python/dice_harness/__main__.py" &&
+   test_have_prereq TORCH; then
+	test_set_prereq HARNESS
+	if command -v "${CXX:-c++}" >/dev/null 2>&1 &&
+	   "$DICE_PYTHON" -c 'import torch.utils.cpp_extension as c; c.verify_ninja_availability()' \
+		>/dev/null 2>&1; then
+		test_set_prereq CXXBUILD
+	fi
+fi
+
+# The C++ extension the CPU candidates share, so that the build cache
+# turns every build after the first into a hit.  shifted_relu(x, s) is
+# relu(x) + s; null_write dies of SIGSEGV; spin never returns.
+CPP_SOURCE='#include <torch/extension.h>
+torch::Tensor shifted_relu(torch::Tensor x, double shift) {
+  auto xc = x.contiguous();
+  auto y = torch::empty_like(xc);
+  const float *in = xc.data_ptr<float>();
+  float *out = y.data_ptr<float>();
+  for (int64_t i = 0; i < xc.numel(); i++)
+    out[i] = (in[i] > 0 ? in[i] : 0.0f) + (float) shift;
+  return y;
+}
+torch::Tensor null_write(torch::Tensor x) {
+  *(volatile int *) nullptr = 1;
+  return x;
+}
+torch::Tensor spin(torch::Tensor x) {
+  for (volatile long i = 0;; i++)
+    ;
+  return x;
+}'
+
+# cpp_candidate BODY [SOURCE]: a candidate that builds SOURCE (default
+# CPP_SOURCE) at import and returns BODY from forward, where ext is the
+# extension.
+cpp_candidate () {
+	printf '%s\n' "import torch" \
+		"from torch.utils.cpp_extension import load_inline" \
+		"SRC = r'''${2:-$CPP_SOURCE}'''" \
+		"ext = load_inline(name='dice_test_ext', cpp_sources=SRC, functions=['shifted_relu', 'null_write', 'spin'])" \
+		"class ModelNew(torch.nn.Module):" \
+		"    def __init__(self):" \
+		"        super().__init__()" \
+		"    def forward(self, x):" \
+		"        return $1"
+}
+
+# A candidate's process cannot be named by its PID from here (it may be
+# in a PID namespace with a /proc of its own), so it shows that it lives
+# by holding a lock: hold_lock FILE is Python that takes the lock on FILE
+# and says so in FILE.held; lock_is_free FILE succeeds when nothing
+# holds it any more (every process that held it is dead).
+hold_lock () {
+	printf '%s\n' "import fcntl" \
+		"lock = open(\"$1\", \"w\")" \
+		"fcntl.flock(lock, fcntl.LOCK_EX)" \
+		"open(\"$1.held\", \"w\").write(\"held\")"
+}
+
+lock_is_free () {
+	test "$(cat "$1.held" 2>/dev/null)" = held &&
+	"$DICE_PYTHON" -c 'import fcntl, sys
+fcntl.flock(open(sys.argv[1], "w"), fcntl.LOCK_EX | fcntl.LOCK_NB)' "$1"
+}

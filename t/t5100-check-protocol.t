@@ -1,0 +1,295 @@
+#!/bin/sh
+test_description='dice-check: what C decides, with a stand-in harness (no torch)'
+. "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+. "$TEST_SRCDIR/lib-check.sh"
+
+test_have_prereq JQ || skip_all 'jq is needed'
+"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
+
+# Every run uses the stand-in harness and a cache in the scratch directory.
+DICE_DATADIR=fake; export DICE_DATADIR
+DICE_CACHE=$PWD/cache; export DICE_CACHE
+
+test_expect_success 'setup' '
+	fake_harness fake &&
+	record L1/1_A "x = 1" >one.jsonl
+'
+
+test_expect_success 'a passing candidate: check is added last, other keys kept' '
+	dice-check -q one.jsonl >out &&
+	jq -c "keys_unsorted" out >actual &&
+	echo "[\"id\",\"sample\",\"ref\",\"code\",\"check\"]" >expect &&
+	test_cmp expect actual &&
+	jq -r ".check | [.status, .correct, .trials, .passed, .tolerance, .atol, .rtol, .seed, .error] | @tsv" out >actual &&
+	printf "correct\ttrue\t5\t5\tdice\t0.01\t0.01\t42\t\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'check keys come in the documented order' '
+	jq -c "[.check | keys_unsorted[]][:19]" out >actual &&
+	echo "[\"status\",\"correct\",\"trials\",\"passed\",\"max_abs_err\",\"max_rel_err\",\"failed_trial\",\"tolerance\",\"atol\",\"rtol\",\"seed\",\"error\",\"ms\",\"device\",\"torch\",\"cuda\",\"driver\",\"compile\",\"sandbox\"]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the job: mode, device, cache, settings' '
+	dice-check -q --trials 3 --seed 7 --tolerance kernelbench --arch 9.0 \
+		--device cpu one.jsonl >out &&
+	jq -c ".check.job" out >actual &&
+	echo "{\"mode\":\"check\",\"id\":\"L1/1_A\",\"device\":\"cpu\",\"cache\":\"$PWD/cache\",\"arch\":\"9.0\",\"trials\":3,\"seed\":7,\"atol\":0.0001,\"rtol\":0.0001,\"tolerance\":\"kernelbench\"}" >expect &&
+	test_cmp expect actual &&
+	test -d cache
+'
+
+test_expect_success '--atol and --rtol make the tolerance custom' '
+	dice-check -q --atol 0.5 --rtol 0 one.jsonl >out &&
+	jq -r ".check | [.tolerance, .atol, .rtol] | @tsv" out >actual &&
+	printf "custom\t0.5\t0\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--cache beats DICE_CACHE, relative paths become absolute' '
+	dice-check -q --cache other/c one.jsonl >out &&
+	jq -r ".check.job.cache" out >actual &&
+	echo "$PWD/other/c" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the sandbox is described' '
+	dice-check -q --device cpu --memory 2G --timeout 30 one.jsonl >out &&
+	jq -r ".check.sandbox | [.memory, .timeout, (.network | test(\"^(isolated|shared)$\")), (.pid_namespace | type), (.filesystem | test(\"^(read-only|shared)$\"))] | @tsv" out >actual &&
+	printf "2147483648\t30\ttrue\tboolean\ttrue\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'an exception: runtime_error, its message on one line' '
+	record L1/2_B "raise ValueError(\"first\\nsecond\")" | dice-check -q >out &&
+	jq -r ".check | [.status, .correct, .error] | @tsv" out >actual &&
+	printf "runtime_error\tfalse\tValueError: first second\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'no code, empty code, null code: no_code, nothing run' '
+	rm -f cache/runs &&
+	{
+		echo "{\"id\":\"a\",\"ref\":\"r\"}" &&
+		echo "{\"id\":\"b\",\"ref\":\"r\",\"code\":\"\"}" &&
+		echo "{\"id\":\"c\",\"ref\":\"r\",\"code\":null}"
+	} | dice-check -q >out &&
+	jq -r ".check.status" out >actual &&
+	printf "no_code\nno_code\nno_code\n" >expect &&
+	test_cmp expect actual &&
+	! test -e cache/runs
+'
+
+test_expect_success 'os._exit(0) without a result: crashed' '
+	record L1/3 "import os; print(\"bye\"); os._exit(0)" | dice-check -q >out &&
+	jq -r ".check | [.status, .error] | @tsv" out >actual &&
+	printf "crashed\tthe harness exited with status 0 without a result; last output: bye\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a segmentation fault: crashed, with the signal' '
+	record L1/4 "import ctypes; ctypes.string_at(0)" | dice-check -q >out &&
+	jq -r ".check | [.status, .error] | @tsv" out >actual &&
+	printf "crashed\tkilled by signal 11 (Segmentation fault)\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a hang: timeout at the deadline, not later' '
+	record L1/5 "while True: pass" | dice-check -q --timeout 1 >out &&
+	jq -r ".check | [.status, .error, .ms < 4000] | @tsv" out >actual &&
+	printf "timeout\ttimed out after 1 s (build and run)\ttrue\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a malformed result: crashed' '
+	record L1/6 "RESULT = \"{not json\"" | dice-check -q >out &&
+	jq -r ".check.status" out >actual &&
+	echo crashed >expect &&
+	test_cmp expect actual &&
+	jq -r ".check.error" out | grep "^the harness wrote a malformed result"
+'
+
+test_expect_success 'an unknown status from the harness: crashed' '
+	record L1/7 "STATUS = \"great\"" | dice-check -q >out &&
+	jq -r ".check | [.status, .error] | @tsv" out >actual &&
+	printf "crashed\tthe harness'"'"'s result has an unknown status\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'killing the parent and the process groups harms no one' '
+	{
+		record L1/8 "import os, signal
+for target in (os.getppid(), -os.getpgid(0), 0, -1):
+    try:
+        os.kill(target, signal.SIGKILL)
+    except OSError:
+        pass" &&
+		record L1/9 "x = 1"
+	} | dice-check -q >out &&
+	test_line_count = 2 out &&
+	jq -r ".check.status" out >actual &&
+	tail -n 1 actual >last &&
+	echo correct >expect &&
+	test_cmp expect last
+'
+
+test_expect_success 'without namespaces: killing the parent kills only the guard' '
+	{
+		record L1/8 "import os, signal
+os.kill(os.getppid(), signal.SIGKILL)
+import time; time.sleep(5)" &&
+		record L1/9 "x = 1"
+	} | DICE_SANDBOX=none dice-check -q >out &&
+	jq -r ".check | [.status, .sandbox.network, .sandbox.pid_namespace, .sandbox.filesystem] | @tsv" out >actual &&
+	printf "crashed\tshared\tfalse\tshared\ncorrect\tshared\tfalse\tshared\n" >expect &&
+	test_cmp expect actual &&
+	jq -r .check.error out | head -n 1 | grep "guard process was killed or stopped"
+'
+
+test_expect_success 'without namespaces: a lingering daemon is still found and killed' '
+	record L1/10 "import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        open(\"$PWD/cache/plain.pid\", \"w\").write(str(os.getpid()))
+        time.sleep(300)
+    os._exit(0)
+time.sleep(0.5)" | DICE_SANDBOX=none dice-check -q >out &&
+	jq -r ".check.status" out >actual &&
+	echo correct >expect &&
+	test_cmp expect actual &&
+	pid=$(cat cache/plain.pid) &&
+	test -n "$pid" &&
+	! test -e /proc/$pid
+'
+
+test_expect_success 'a lingering child is dead afterwards' '
+	record L1/10 "import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        $(hold_lock "$PWD/cache/child.lock" | sed "2,\$s/^/        /")
+        time.sleep(300)
+    os._exit(0)
+time.sleep(0.5)" | dice-check -q >out &&
+	jq -r ".check.status" out >actual &&
+	echo correct >expect &&
+	test_cmp expect actual &&
+	lock_is_free cache/child.lock
+'
+
+test_expect_success 'writing outside: HOME is the working directory, then gone' '
+	record L1/11 "import os
+home = os.environ[\"HOME\"]
+open(os.path.join(home, \"planted\"), \"w\").write(\"x\")
+outside = os.environ.get(\"DICE_TEST_OUTSIDE\")
+try:
+    open(\"$PWD/absolute\", \"w\").write(\"x\")
+    absolute = \"written\"
+except OSError:
+    absolute = \"refused\"
+open(\"$PWD/cache/in-cache\", \"w\").write(\"x\")
+ERROR = \"home=%s outside=%s cwd=%s absolute=%s\" % (home == os.getcwd(), outside, os.getcwd() == os.environ[\"TMPDIR\"], absolute)
+STATUS = \"incorrect\"" >w.jsonl &&
+	DICE_TEST_OUTSIDE=$PWD/outside dice-check -q w.jsonl >out &&
+	jq -r ".check.error" out >actual &&
+	if test "$(jq -r .check.sandbox.filesystem out)" = read-only; then
+		echo "home=True outside=None cwd=True absolute=refused" >expect
+	else
+		echo "home=True outside=None cwd=True absolute=written" >expect
+	fi &&
+	test_cmp expect actual &&
+	! test -e outside &&
+	! test -e "$HOME/planted" &&
+	test -e cache/in-cache
+'
+
+test_expect_success 'secrets: not in the environment, not readable in /proc, not in the output' '
+	record L1/12 "import os
+found = [k for k, v in os.environ.items() if \"canary\" in v]
+for pid in os.listdir(\"/proc\"):
+    try:
+        if b\"canary\" in open(\"/proc/%s/environ\" % pid, \"rb\").read():
+            found.append(pid)
+    except OSError:
+        pass
+print(os.environ)
+ERROR = \"found %d\" % len(found)
+STATUS = \"incorrect\"" >s.jsonl &&
+	DICE_API_KEY=canary-3f9a7d11 MY_TOKEN=canary-token-b2c4 \
+		dice-check -q s.jsonl >out 2>err &&
+	jq -r ".check.error" out >actual &&
+	echo "found 0" >expect &&
+	test_cmp expect actual &&
+	! grep -e 3f9a7d11 -e token-b2c4 out err
+'
+
+test_expect_success 'the keep-temp directory holds what the candidate left' '
+	TMPDIR=$PWD/tmp && mkdir -p tmp && export TMPDIR &&
+	record L1/13 "open(\"left\", \"w\").write(\"x\")" | dice-check -q --keep-temp >out &&
+	ls tmp/dice-*/left &&
+	record L1/13 "open(\"left\", \"w\").write(\"x\")" | dice-check -q >out &&
+	test $(ls tmp | wc -l) = 1
+'
+
+# The guard empties the directory; it cannot remove the directory itself,
+# a mount point in its own mount namespace.
+test_expect_success 'dice-check killed: its candidates die, their files go' '
+	mkdir -p tmp2 &&
+	record L1/14 "import os, time
+$(hold_lock "$PWD/cache/victim.lock")
+open(\"stuff\", \"w\").write(\"x\")
+time.sleep(60)" >victim.jsonl &&
+	{ TMPDIR=$PWD/tmp2 dice-check -q victim.jsonl >out & } &&
+	checker=$! &&
+	i=0 &&
+	while ! test -s cache/victim.lock.held && test $i -lt 100; do
+		sleep 0.1; i=$((i + 1))
+	done &&
+	! lock_is_free cache/victim.lock &&
+	kill -9 $checker &&
+	i=0 &&
+	while ! lock_is_free cache/victim.lock && test $i -lt 50; do
+		sleep 0.1; i=$((i + 1))
+	done &&
+	lock_is_free cache/victim.lock &&
+	sleep 0.2 &&
+	test_must_be_empty out &&
+	test -z "$(find tmp2 -mindepth 2)"
+'
+
+test_expect_success '20 mixed candidates, -j 2: all out, in input order' '
+	: >mixed.jsonl &&
+	: >want &&
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		case $((i % 5)) in
+		0) code="x = 1"; s=correct ;;
+		1) code="raise RuntimeError(\"no\")"; s=runtime_error ;;
+		2) code="import time; time.sleep(0.$i)"; s=correct ;;
+		3) code="import os; os._exit(3)"; s=crashed ;;
+		4) code="STATUS = \"incorrect\""; s=incorrect ;;
+		esac &&
+		record "L1/$i" "$code" >>mixed.jsonl &&
+		printf "L1/%s\t%s\n" $i $s >>want || exit 1
+	done &&
+	dice-check -q -j 2 mixed.jsonl >out &&
+	jq -r "[.id, .check.status] | @tsv" out >actual &&
+	test_cmp want actual
+'
+
+test_expect_success '--unordered: the same records, in any order' '
+	dice-check -q -j 3 --unordered mixed.jsonl >out &&
+	jq -r "[.id, .check.status] | @tsv" out | sort >actual &&
+	sort want >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--progress counts on standard error' '
+	dice-check --progress mixed.jsonl >out 2>err &&
+	tail -n 1 err >last &&
+	grep "^dice-check: 20 done, 0 running" last &&
+	grep "correct 8" last
+'
+
+test_done
