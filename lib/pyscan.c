@@ -628,6 +628,15 @@ scan_source (struct scan *sc, const char *text, size_t len,
               char buf[64];
 
               c_text (c, last, end, buf, sizeof buf);
+              /* A variable holding the current stream is fine too.  */
+              if (end - last == 1 && ct_ident (c, last))
+                for (size_t d2 = 0; d2 < last; d2++)
+                  if (c->v[d2].len == c->v[last].len
+                      && memcmp (c->v[d2].p, c->v[last].p, c->v[d2].len) == 0
+                      && (ct_is (c, d2 + 1, "=") || ct_is (c, d2 + 1, "(")
+                          || ct_is (c, d2 + 1, "{")))
+                    c_text (c, d2 + 2, d2 + 10 < last ? d2 + 10 : last, buf,
+                            sizeof buf);
               if (strstr (buf, "Current") == NULL
                   && strstr (buf, "current") == NULL
                   && strstr (buf, "Default") == NULL)
