@@ -78,6 +78,14 @@ struct scan
   } *reached;
   size_t nreached;
   size_t modelnew;              /* statement index, or NONE */
+  /* The methods of every top-level class, found once.  */
+  struct method
+  {
+    size_t cls, name_tok, first, end;
+  } *methods;
+  size_t nmethods;
+  /* self attributes assigned an nn layer (self.fc = nn.Linear(...)).  */
+  struct strset layer_attrs;
   char torch_ev[200];
   unsigned long torch_line;
   bool have_load;
@@ -943,28 +951,62 @@ find_top (const struct scan *sc, enum dice_pystmt_kind kind,
   return NONE;
 }
 
-/* The method NAME of the class at statement CLS: its token range.  */
+/* Outline the methods of every top-level class.  */
+static void
+find_methods (struct scan *sc)
+{
+  for (size_t c = 0; c < sc->m.nstmts && !sc->oom; c++)
+    {
+      struct dice_pystmt *body;
+      size_t n;
+
+      if (sc->m.stmts[c].kind != DICE_PYSTMT_CLASS)
+        continue;
+      if (dice_pymod_body (&sc->m, &sc->m.stmts[c], &body, &n) != 0)
+        {
+          /* A syntax error inside the class: its methods stay unknown.  */
+          if (sc->m.error[0] == '\0')
+            sc->oom = true;
+          continue;
+        }
+      for (size_t i = 0; i < n; i++)
+        if (body[i].kind == DICE_PYSTMT_DEF && body[i].name_tok != NONE)
+          {
+            struct method *bigger = realloc (sc->methods, (sc->nmethods + 1)
+                                             * sizeof *bigger);
+
+            if (bigger == NULL)
+              {
+                sc->oom = true;
+                break;
+              }
+            sc->methods = bigger;
+            bigger[sc->nmethods].cls = c;
+            bigger[sc->nmethods].name_tok = body[i].name_tok;
+            bigger[sc->nmethods].first = body[i].first_tok;
+            bigger[sc->nmethods].end = body[i].end_tok;
+            sc->nmethods++;
+          }
+      free (body);
+    }
+}
+
+/* The method NAME of the class at statement CLS: its token range (the
+   last definition wins, as in Python).  */
 static bool
 find_method (struct scan *sc, size_t cls, const char *name, size_t len,
              size_t *first, size_t *end)
 {
-  struct dice_pystmt *body;
-  size_t n;
   bool found = false;
 
-  if (cls == NONE
-      || dice_pymod_body (&sc->m, &sc->m.stmts[cls], &body, &n) != 0)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (body[i].kind == DICE_PYSTMT_DEF && body[i].name_tok != NONE
-        && tl (sc, body[i].name_tok) == len
-        && memcmp (tp (sc, body[i].name_tok), name, len) == 0)
+  for (size_t i = 0; i < sc->nmethods; i++)
+    if (sc->methods[i].cls == cls && tl (sc, sc->methods[i].name_tok) == len
+        && memcmp (tp (sc, sc->methods[i].name_tok), name, len) == 0)
       {
-        *first = body[i].first_tok;
-        *end = body[i].end_tok;
+        *first = sc->methods[i].first;
+        *end = sc->methods[i].end;
         found = true;
       }
-  free (body);
   return found;
 }
 
@@ -1311,27 +1353,25 @@ torch_evidence (struct scan *sc, size_t i, const char *before, const char *a,
               n ? ", " : "", item);
 }
 
-/* Whether self.NAME is an nn layer that computes: self.NAME =
-   nn.X(...) somewhere in class CLS (NONE: anywhere).  */
-static bool
-is_layer_attr (struct scan *sc, const char *name, size_t len)
+/* Note the self attributes that hold computing nn layers: self.NAME =
+   [torch.]nn.X(...), X not a parameter container.  */
+static void
+find_layer_attrs (struct scan *sc)
 {
   for (size_t i = 0; i + 6 < sc->m.ntoks; i++)
     {
       size_t v = i + 4;
 
       if (!(is (sc, i, "self") && is_op (sc, i + 1, ".")
-            && tl (sc, i + 2) == len && memcmp (tp (sc, i + 2), name, len) == 0
-            && is_op (sc, i + 3, "=")))
+            && is_name (sc, i + 2) && is_op (sc, i + 3, "=")))
         continue;
       if (is (sc, v, "torch") && is_op (sc, v + 1, "."))
         v += 2;
       if (is (sc, v, "nn") && is_op (sc, v + 1, ".") && is_name (sc, v + 2)
           && is_op (sc, v + 3, "(")
           && !in_list (tp (sc, v + 2), tl (sc, v + 2), nn_fine))
-        return true;
+        set_add (sc, &sc->layer_attrs, tp (sc, i + 2), tl (sc, i + 2), true);
     }
-  return false;
 }
 
 /* Flags from what forward reaches.  */
@@ -1504,7 +1544,7 @@ scan_reached (struct scan *sc)
             }
           if (is (sc, i, "self") && is_op (sc, i + 1, ".")
               && is_name (sc, i + 2) && is_op (sc, i + 3, "(")
-              && is_layer_attr (sc, tp (sc, i + 2), tl (sc, i + 2)))
+              && tok_in (sc, i + 2, &sc->layer_attrs))
             torch_evidence (sc, i, "self.", tp (sc, i + 2),
                             tl (sc, i + 2), "()");
         }
@@ -1805,7 +1845,7 @@ scan_free (struct scan *sc)
     &sc->kernels, &sc->launched, &sc->exported, &sc->invoked,
     &sc->ext_names, &sc->ext_attrs, &sc->ext_getters, &sc->fn_names,
     &sc->fn_names_to, &sc->fn_attrs, &sc->fn_attrs_to, &sc->functional,
-    &sc->torch_mods, &sc->time_mods
+    &sc->torch_mods, &sc->time_mods, &sc->layer_attrs
   };
 
   for (size_t i = 0; i < DICE_ARRAY_SIZE (sets); i++)
@@ -1823,6 +1863,7 @@ scan_free (struct scan *sc)
     }
   free (sc->exports);
   free (sc->reached);
+  free (sc->methods);
   dice_pymod_free (&sc->m);
 }
 
@@ -1847,6 +1888,8 @@ dice_scan (const char *code, size_t len, const char *const *decoys)
     {
       sc->modelnew = find_top (sc, DICE_PYSTMT_CLASS, "ModelNew", 8);
       find_imports (sc);
+      find_methods (sc);
+      find_layer_attrs (sc);
       scan_sources (sc);
       find_extension (sc);
       find_reach (sc);
