@@ -89,6 +89,7 @@ struct scan
   char torch_ev[200];
   unsigned long torch_line;
   bool have_load;
+  unsigned long files_line;     /* of a load() call with sources=, or 0 */
 };
 
 #define NONE DICE_PYMOD_NONE
@@ -1198,6 +1199,9 @@ find_extension (struct scan *sc)
       int target;
 
       sc->have_load = true;
+      if (strcmp (call->function, "load") == 0
+          && dice_pycall_arg (&sc->m, call, "sources", 1) && !sc->files_line)
+        sc->files_line = tk (sc, call->name_tok)->line;
       if (fa)
         for (size_t k = fa->first_tok; k < fa->end_tok; k++)
           if (tk (sc, k)->kind == DICE_PYTOK_STRING
@@ -1374,6 +1378,31 @@ find_layer_attrs (struct scan *sc)
     }
 }
 
+/* Whether the variable at token TOK is bound in the function [FIRST,
+   END): a parameter, an assignment target or a loop variable.  */
+static bool
+is_local (const struct scan *sc, size_t first, size_t end, size_t tok)
+{
+  size_t header_end = line_last (sc, first);
+
+  while (is_op (sc, line_first (sc, header_end), "@") && header_end < end)
+    header_end = line_last (sc, header_end + 1);
+  for (size_t i = first; i < end; i++)
+    {
+      if (tl (sc, i) != tl (sc, tok) || !is_name (sc, i)
+          || memcmp (tp (sc, i), tp (sc, tok), tl (sc, i)) != 0
+          || (i > 0 && is_op (sc, i - 1, ".")))
+        continue;
+      if (i < header_end && tk (sc, i)->depth > 0)
+        return true;
+      if ((starts_line (sc, i) && (is_op (sc, i + 1, "=")
+                                   || is_op (sc, i + 1, ":")))
+          || (i > 0 && is (sc, i - 1, "for")))
+        return true;
+    }
+  return false;
+}
+
 /* Flags from what forward reaches.  */
 static void
 scan_reached (struct scan *sc)
@@ -1412,21 +1441,13 @@ scan_reached (struct scan *sc)
               while (j < end && is (sc, j, "except") && column (sc, j) == col)
                 {
                   size_t next = block_after (sc, j, col, end);
-                  size_t k = line_last (sc, j) + 1;
+                  bool raises = false;
 
-                  while (k < next && tk (sc, k)->kind != DICE_PYTOK_NAME
-                         && tk (sc, k)->kind != DICE_PYTOK_STRING
-                         && tk (sc, k)->kind != DICE_PYTOK_NUMBER)
-                    k++;
-                  /* One line "except E: stmt" has its body on the line.  */
-                  if (!is_op (sc, line_last (sc, j) - 1, ":"))
-                    {
-                      k = j;
-                      while (!is_op (sc, k, ":") || tk (sc, k)->depth)
-                        k++;
-                      k++;
-                    }
-                  if (!is (sc, k, "raise"))
+                  /* A clause that re-raises (after logging or cleaning
+                     up) lets the failure through.  */
+                  for (size_t k = j + 1; k < next && !raises; k++)
+                    raises = is (sc, k, "raise");
+                  if (!raises)
                     set_flag (sc, F_TRY, tk (sc, j)->line,
                               "the extension call is inside try: and the "
                               "except clause does not re-raise");
@@ -1474,7 +1495,8 @@ scan_reached (struct scan *sc)
                                  && dice_pymod_is_variable (&sc->m, k)
                                  && find_top (sc, DICE_PYSTMT_ASSIGN,
                                               tp (sc, k), tl (sc, k))
-                                 != NONE))
+                                 != NONE
+                                 && !is_local (sc, first, end, k)))
                     continue;
                   for (size_t q = ret + 1; q < line_last (sc, ret); q++)
                     if ((attr ? is (sc, q, "self") && is_op (sc, q + 1, ".")
@@ -1509,6 +1531,9 @@ scan_reached (struct scan *sc)
           if (i > 0 && is_op (sc, i - 1, "."))
             {
               if (is_op (sc, i + 1, "(") && i >= 2 && !is (sc, i - 2, "self")
+                  && !is (sc, i - 2, "torch")
+                  && !tok_in (sc, i - 2, &sc->torch_mods)
+                  && !tok_in (sc, i - 2, &sc->functional)
                   && in_list (tp (sc, i), tl (sc, i), py_compute_methods)
                   && !(tok_in (sc, i - 2, &sc->ext_names)))
                 torch_evidence (sc, i, ".", tp (sc, i), tl (sc, i), "()");
@@ -1768,16 +1793,52 @@ scan_structure (struct scan *sc)
 
             if (!is_name (sc, i))
               continue;
+            if (is_op (sc, i + 1, "="))
+              {
+                /* metaclass=...: not a base.  */
+                while (i + 1 < s->end_tok
+                       && tk (sc, i + 1)->depth >= tk (sc, start)->depth
+                       && !(is_op (sc, i + 1, ",")
+                            && tk (sc, i + 1)->depth
+                            == tk (sc, start)->depth))
+                  i++;
+                continue;
+              }
             while (is_op (sc, i + 1, ".") && is_name (sc, i + 2))
               i += 2;
-            if (!is (sc, i, "Module") && !is (sc, i, "object")
-                && !(is_op (sc, i + 1, "=")))
+            if (!is (sc, i, "Module") && !is (sc, i, "object"))
               set_flag (sc, F_INHERITS, tk (sc, start)->line,
                         "ModelNew subclasses %.*s",
                         (int) (tk (sc, i)->end - tk (sc, start)->start),
                         tp (sc, start));
           }
     }
+}
+
+/* The line of the first definition of kernel NAME in the module.  */
+static unsigned long
+kernel_line (const struct scan *sc, const char *name)
+{
+  size_t n = strlen (name);
+
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    if (sc->m.toks[i].kind == DICE_PYTOK_STRING)
+      {
+        const struct dice_pytok *t = &sc->m.toks[i];
+        const char *p = sc->m.src + t->start, *end = sc->m.src + t->end;
+        unsigned long line = t->line;
+
+        for (; p + n <= end; p++)
+          {
+            if (*p == '\n')
+              line++;
+            else if (memcmp (p, name, n) == 0
+                     && (p == sc->m.src || !is_ident_char ((unsigned char) p[-1]))
+                     && (p + n == end || !is_ident_char ((unsigned char) p[n])))
+              return line;
+          }
+      }
+  return 1;
 }
 
 static void
@@ -1788,12 +1849,20 @@ scan_extension_flags (struct scan *sc, const char *const *decoys)
   const struct strset *check;
 
   if (sc->kernels.n == 0)
-    set_flag (sc, F_NO_KERNEL, 1, "no __global__ function in any source "
-              "string");
+    {
+      if (sc->files_line)
+        set_flag (sc, F_NO_KERNEL, sc->files_line, "no __global__ function "
+                  "in any source string; load() compiles files not read "
+                  "here");
+      else
+        set_flag (sc, F_NO_KERNEL, 1, "no __global__ function in any "
+                  "source string");
+    }
   if (decoys)
     for (size_t i = 0; i < sc->kernels.n; i++)
       if (in_list (sc->kernels.v[i], strlen (sc->kernels.v[i]), decoys))
-        set_flag (sc, F_DECOY, 1, "kernel %s is the prompt's example",
+        set_flag (sc, F_DECOY, kernel_line (sc, sc->kernels.v[i]),
+                  "kernel %s is the prompt's example",
                   sc->kernels.v[i]);
   if (sc->invoked.n == 0)
     {

@@ -715,6 +715,80 @@ test_layouts (void)
          "        return y\n", NULL, NULL, ALL);
 }
 
+/* The evidence of FLAG in the scan of CODE must start with WANT.  */
+static void
+check_evidence (const char *name, const char *code,
+                const char *const *decoys, const char *flag, const char *want)
+{
+  json_t *r = dice_scan (code, strlen (code), decoys);
+  const char *e = json_string_value (json_object_get (json_object_get
+                                                      (r, "evidence"), flag));
+
+  if (!ok (e && strncmp (e, want, strlen (want)) == 0, "%s: evidence %s",
+           name, want))
+    printf ("#   got: %s\n", e ? e : "(null)");
+  json_decref (r);
+}
+
+static void
+test_more_lookalikes (void)
+{
+  check ("metaclass keyword is no base", EXT
+         "class ModelNew(nn.Module, metaclass=type):\n"
+         "    def forward(self, x):\n"
+         "        return ext.relu_forward(x)\n", NULL, NULL, ALL);
+  check ("a parameter shadowing a module-level name", EXT
+         "x = torch.randn(4)\n" CLASS
+         "        if x.numel() == 0:\n"
+         "            return x\n"
+         "        return ext.relu_forward(x)\n", NULL, NULL, ALL);
+  check ("except that logs and re-raises", EXT CLASS
+         "        try:\n"
+         "            return ext.relu_forward(x)\n"
+         "        except RuntimeError:\n"
+         "            print('relu kernel failed')\n"
+         "            raise\n", NULL, NULL, ALL);
+  check ("except that only logs", EXT CLASS
+         "        try:\n"
+         "            y = ext.relu_forward(x)\n"
+         "        except RuntimeError:\n"
+         "            print('relu kernel failed')\n"
+         "            y = x * (x > 0)\n"
+         "        return y\n", NULL, "try_fallback", NULL);
+  check ("load() of files", "import torch.nn as nn\n"
+         "from torch.utils.cpp_extension import load\n"
+         "ext = load(name='relu', sources=['relu.cpp', 'relu_kernel.cu'])\n"
+         CLASS "        return ext.relu_forward(x)\n", NULL,
+         "no_cuda_kernel", "kernel_not_invoked kernel_not_launched");
+}
+
+static void
+test_evidence (void)
+{
+  check_evidence ("decoy", IMPORTS "src = r'''\n\n"
+                  "__global__ void add_kernel(float* a) { }\n'''\n"
+                  CLASS "        return x\n", add_decoy, "example_decoy",
+                  "line 6: kernel add_kernel is the prompt's example");
+  check_evidence ("load() of files", "import torch.nn as nn\n"
+                  "from torch.utils.cpp_extension import load\n"
+                  "ext = load(name='relu', sources=['relu.cu'])\n"
+                  CLASS "        return ext.relu_forward(x)\n", NULL,
+                  "no_cuda_kernel", "line 3: no __global__ function in any "
+                  "source string; load() compiles files not read here");
+  check_evidence ("torch in forward", EXT CLASS
+                  "        y = torch.mm(x, x)\n"
+                  "        return ext.relu_forward(y @ y).sum()\n", NULL,
+                  "torch_compute_in_forward",
+                  "line 26: torch.mm, @, .sum()");
+  check_evidence ("a wrapper without launch",
+                  EXT_WITH ("  y.zero_();\n") CLASS
+                  "        return ext.relu_forward(x)\n", NULL,
+                  "kernel_not_launched",
+                  "line 9: relu_forward launches no kernel");
+  check_evidence ("timer", HONEST "time.time = lambda: 0\n", NULL,
+                  "timer_patch", "line 27: assignment to time.time");
+}
+
 static void
 test_results (void)
 {
@@ -852,6 +926,8 @@ main (void)
   test_introspection ();
   test_torch_compute ();
   test_layouts ();
+  test_more_lookalikes ();
+  test_evidence ();
   test_results ();
   test_malformed ();
   test_kernel_names ();
