@@ -1875,7 +1875,10 @@ scan_extension_flags (struct scan *sc, const char *const *decoys)
                   "forward never calls the extension");
     }
   /* The wrappers forward calls; without those, all the exports.  */
-  check = sc->invoked.n ? &sc->invoked : &sc->exported;
+  /* Without any kernel, no_cuda_kernel says it all (and a CPU candidate
+     gets that one flag only).  */
+  check = sc->kernels.n == 0 ? &sc->kernels
+    : sc->invoked.n ? &sc->invoked : &sc->exported;
   for (size_t i = 0; i < check->n; i++)
     {
       const char *name = check->v[i];

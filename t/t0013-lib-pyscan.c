@@ -189,7 +189,7 @@ test_no_kernel (void)
          "src = '// __global__ void k(float* x) {}\\n"
          "torch::Tensor relu_forward(torch::Tensor x) { return x; }'\n"
          CPP LOAD CLASS "        return ext.relu_forward(x)\n",
-         NULL, "no_cuda_kernel kernel_not_launched", "kernel_not_invoked");
+         NULL, "no_cuda_kernel", "kernel_not_invoked kernel_not_launched");
   check ("__global__ only in a Python comment and a docstring", IMPORTS
          "'''__global__ void doc_kernel(float* x) { }'''\n"
          "# __global__ void fake_kernel(float* x) { }\n"

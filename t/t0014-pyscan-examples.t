@@ -23,6 +23,13 @@ test_expect_success 'the bundled CUDA solutions get no flag' '
 	! grep "\"launched\":\[\]" results
 '
 
+test_expect_success 'the bundled C++ (CPU) solutions get only no_cuda_kernel' '
+	"$dump" "$TEST_SRCDIR"/../share/dice/examples/cpu/level*/*.py >results &&
+	test_line_count = 15 results &&
+	! grep -v "\"flags\":\[\"no_cuda_kernel\"\]" results &&
+	! grep "\"invoked\":\[\]" results
+'
+
 test_expect_success 'a solution turned into a cheat is flagged' '
 	sed -e "s/return relu.relu_forward(x)/return torch.relu(x)/" \
 		"$examples/level1/1_ReLU.py" >cheat.py &&
