@@ -698,7 +698,17 @@ scan_source (struct scan *sc, const char *text, size_t len,
                || ct_is (c, i, "getStreamFromPool"))
         set_flag (sc, F_STREAM, at, "%.*s in the extension", (int) t->len,
                   t->p);
-      else if (in_list (t->p, t->len, half_types))
+      else if (in_list (t->p, t->len, half_types)
+               && ((t->p[0] == '_' || t->p[0] == 'k')
+                   /* half and half2 are also variable names ("int half =
+                      n / 2"): only as a type, before a declarator or in
+                      a cast or template argument.  */
+                   || ct_is (c, i + 1, "*") || ct_is (c, i + 1, "&")
+                   || ct_ident (c, i + 1)
+                   || (i > 0 && ct_is (c, i - 1, "<")
+                       && (ct_is (c, i + 1, ">") || ct_is (c, i + 1, ",")))
+                   || (i > 0 && ct_is (c, i - 1, "(")
+                       && ct_is (c, i + 1, ")"))))
         set_flag (sc, F_PRECISION, at, "%.*s in the extension", (int) t->len,
                   t->p);
       else if (ct_is (c, i, "def") && i > 0 && ct_is (c, i - 1, ".")
@@ -1518,12 +1528,14 @@ scan_reached (struct scan *sc)
                 }
               continue;
             }
-          if (is (sc, i, "half") || is (sc, i, "bfloat16")
-              || is (sc, i, "float16"))
+          /* x.half(), torch.float16: not self.half, a plain attribute.  */
+          if ((is (sc, i, "half") || is (sc, i, "bfloat16")
+               || is (sc, i, "float16")) && i >= 2 && is_op (sc, i - 1, ".")
+              && (is (sc, i - 2, "torch") || (is_op (sc, i + 1, "(")
+                                              && !is (sc, i - 2, "self"))))
             {
-              if (i > 0 && is_op (sc, i - 1, "."))
-                set_flag (sc, F_PRECISION, line, "%.*s in forward's reach",
-                          (int) tl (sc, i), tp (sc, i));
+              set_flag (sc, F_PRECISION, line, "%.*s in forward's reach",
+                        (int) tl (sc, i), tp (sc, i));
               continue;
             }
           if (is (sc, i, "autocast"))
@@ -1653,6 +1665,38 @@ find_imports (struct scan *sc)
     }
 }
 
+/* Whether the os.environ at token I only sets a variable that builds
+   the extension (os.environ["TORCH_CUDA_ARCH_LIST"] = ..., or
+   .setdefault): candidates do that openly before load_inline.  */
+static bool
+sets_build_variable (const struct scan *sc, size_t i)
+{
+  static const char *const build_vars[] = {
+    "TORCH_CUDA_ARCH_LIST", "MAX_JOBS", "CUDA_HOME", "CUDA_PATH", "CXX",
+    "CC", "TORCH_EXTENSIONS_DIR", "NVCC_FLAGS", "CFLAGS", "CXXFLAGS", NULL
+  };
+  size_t key;
+  char *v;
+  size_t len;
+  bool build;
+
+  if (!is (sc, i, "environ"))
+    return false;
+  if (is_op (sc, i + 1, "[") && is_op (sc, i + 3, "]") && is_op (sc, i + 4, "="))
+    key = i + 2;
+  else if (is_op (sc, i + 1, ".") && is (sc, i + 2, "setdefault")
+           && is_op (sc, i + 3, "("))
+    key = i + 4;
+  else
+    return false;
+  if (key >= sc->m.ntoks || tk (sc, key)->kind != DICE_PYTOK_STRING
+      || (v = dice_pystring_value (sc->m.src, tk (sc, key), &len)) == NULL)
+    return false;
+  build = in_list (v, strlen (v), build_vars);
+  free (v);
+  return build;
+}
+
 /* Module-wide token rules: they hold wherever the code sits, since
    import time runs it as well.  */
 static void
@@ -1698,7 +1742,8 @@ scan_module (struct scan *sc)
                     || is (sc, i + 2, "setprofile")))
                || (is (sc, i, "os") && is_op (sc, i + 1, ".")
                    && (is (sc, i + 2, "environ") || is (sc, i + 2, "getenv")
-                       || is (sc, i + 2, "putenv")))
+                       || is (sc, i + 2, "putenv"))
+                   && !sets_build_variable (sc, i + 2))
                || (is (sc, i, "gc") && is_op (sc, i + 1, ".")
                    && has_prefix (tp (sc, i + 2), tl (sc, i + 2), "get_"))
                || (!attr && (is (sc, i, "inspect") || is (sc, i, "builtins")

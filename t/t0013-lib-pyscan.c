@@ -763,6 +763,49 @@ test_more_lookalikes (void)
 }
 
 static void
+test_real_world (void)
+{
+  check ("AT_DISPATCH with a templated launch, build variables",
+         "import os\n"
+         "os.environ['TORCH_CUDA_ARCH_LIST'] = '8.0;9.0'\n"
+         "os.environ.setdefault(\"MAX_JOBS\", \"4\")\n" IMPORTS
+         "src = r'''\n"
+         "template <typename scalar_t>\n"
+         "__global__ void relu_kernel(const scalar_t* x, scalar_t* y, int n) {\n"
+         "  int half = blockDim.x / 2;\n"
+         "  if (threadIdx.x < half) y[0] = x[0];\n}\n"
+         "torch::Tensor relu_forward(torch::Tensor x) {\n"
+         "  auto y = at::empty_like(x);\n"
+         "  const int threads = 256;\n"
+         "  cudaStream_t stream = at::cuda::getCurrentCUDAStream();\n"
+         "  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), \"relu\", ([&] {\n"
+         "    relu_kernel<scalar_t><<<(x.numel() + threads - 1) / threads,\n"
+         "        threads, 0, stream>>>(x.data_ptr<scalar_t>(),\n"
+         "        y.data_ptr<scalar_t>(), x.numel());\n"
+         "  }));\n"
+         "  return y;\n}\n'''\n" CPP
+         "relu_mod = load_inline(name='relu', cpp_sources=cpp, cuda_sources=src,\n"
+         "    functions=['relu_forward'], extra_cuda_cflags=['-O3'])\n"
+         "class ModelNew(nn.Module):\n"
+         "    def __init__(self):\n"
+         "        super().__init__()\n"
+         "        self.relu_mod = relu_mod\n"
+         "        self.half = 2\n"
+         "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n"
+         "        return self.relu_mod.relu_forward(x.contiguous())\n",
+         NULL, NULL, ALL);
+  check ("os.environ read", "import os\n" HONEST
+         "level = os.environ.get('DICE_LEVEL')\n", NULL, "introspection",
+         NULL);
+  check ("half as a type in the kernel", IMPORTS
+         "src = r'''\n#include <cuda_fp16.h>\n"
+         "__global__ void relu_kernel(const half* x, float* y, int n) {\n"
+         "  y[0] = (float)x[0];\n}\n" WRAPPER "'''\n" CPP LOAD CLASS
+         "        return ext.relu_forward(x)\n", NULL, "precision_downgrade",
+         NULL);
+}
+
+static void
 test_evidence (void)
 {
   check_evidence ("decoy", IMPORTS "src = r'''\n\n"
@@ -927,6 +970,7 @@ main (void)
   test_torch_compute ();
   test_layouts ();
   test_more_lookalikes ();
+  test_real_world ();
   test_evidence ();
   test_results ();
   test_malformed ();
