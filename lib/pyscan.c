@@ -1347,7 +1347,8 @@ static const char *const py_compute_methods[] = {
 
 /* nn classes that are not computing layers when created.  */
 static const char *const nn_fine[] = {
-  "Parameter", "ParameterList", "ParameterDict", "Identity", NULL
+  "Parameter", "ParameterList", "ParameterDict", "Identity", "ModuleList",
+  "ModuleDict", NULL
 };
 
 static void

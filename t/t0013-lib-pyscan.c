@@ -920,6 +920,34 @@ test_malformed (void)
       }
     ok (good, "every prefix of a candidate scans");
   }
+  /* Without a terminating NUL, on the heap, so that the sanitizers see
+     any read past the end.  */
+  {
+    static const char *const codes[] = {
+      HONEST, IMPORTS "src = '''__global__ void k(", "x = '\\", "@",
+      "src = r'''#define X \\", "src = '__global__ void'",
+      "s = 'k<<<1,1>>>(a); f<T><<<'", "s = '/* __global__'",
+      "s = 'm.def(\"f\", &'", "s = \"'\""
+    };
+    bool good = true;
+
+    for (size_t i = 0; i < DICE_ARRAY_SIZE (codes); i++)
+      {
+        size_t n = strlen (codes[i]);
+        char *copy = malloc (n ? n : 1);
+        json_t *r;
+        char **names;
+
+        memcpy (copy, codes[i], n);
+        r = dice_scan (copy, n, add_decoy);
+        names = dice_scan_kernel_names (copy, n);
+        good &= r != NULL && names != NULL;
+        json_decref (r);
+        dice_scan_free_names (names);
+        free (copy);
+      }
+    ok (good, "unterminated buffers scan");
+  }
 }
 
 static void
