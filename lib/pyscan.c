@@ -658,6 +658,26 @@ scan_source (struct scan *sc, const char *text, size_t len,
       if (t->kind == C_OP)
         continue;
       /* An identifier.  */
+      if ((ct_is (c, i, "cudaLaunchKernel") || ct_is (c, i, "cuLaunchKernel")
+           || ct_is (c, i, "cudaLaunchCooperativeKernel")
+           || ct_is (c, i, "cudaLaunchKernelEx"))
+          && ct_is (c, i + 1, "("))
+        {
+          /* The runtime's launch calls: the kernel is the first
+             argument, perhaps behind a cast.  */
+          size_t k = i + 2;
+
+          while (k < c->n && (ct_is (c, k, "(") || ct_is (c, k, ")")
+                              || ct_is (c, k, "void") || ct_is (c, k, "*")
+                              || ct_is (c, k, "const") || ct_is (c, k, "&")
+                              || ct_is (c, k, "reinterpret_cast")
+                              || ct_is (c, k, "<") || ct_is (c, k, ">")))
+            k++;
+          if (ct_ident (c, k) && !ct_is (c, i, "cudaLaunchKernelEx"))
+            set_add (sc, &sc->launched, c->v[k].p, c->v[k].len, true);
+          if (cur)
+            cur->launches = true;
+        }
       if (cur && ct_is (c, i + 1, "(") && !(i > 0 && ct_is (c, i - 1, ".")))
         set_add (sc, &cur->callees, t->p, t->len, true);
       if (has_prefix (t->p, t->len, "cublas")
@@ -1196,6 +1216,25 @@ is_ext_at (const struct scan *sc, size_t i, size_t *after)
   return false;
 }
 
+/* Add string token K, a name of functions=, to "exported".  */
+static void
+add_function_name (struct scan *sc, size_t k)
+{
+  size_t len;
+  char *v;
+
+  if (tk (sc, k)->kind != DICE_PYTOK_STRING
+      || (tk (sc, k)->flags & DICE_PYSTR_FSTRING))
+    return;
+  if ((v = dice_pystring_value (sc->m.src, tk (sc, k), &len)) == NULL)
+    {
+      sc->oom = true;
+      return;
+    }
+  set_add (sc, &sc->exported, v, strlen (v), true);
+  free (v);
+}
+
 /* Find the extension objects and the names bound to their functions.  */
 static void
 find_extension (struct scan *sc)
@@ -1212,22 +1251,21 @@ find_extension (struct scan *sc)
       if (strcmp (call->function, "load") == 0
           && dice_pycall_arg (&sc->m, call, "sources", 1) && !sc->files_line)
         sc->files_line = tk (sc, call->name_tok)->line;
+      if (fa && fa->end_tok == fa->first_tok + 1
+          && tk (sc, fa->first_tok)->kind == DICE_PYTOK_NAME)
+        {
+          /* functions=names: the list assigned to it.  */
+          size_t vt, ve;
+          size_t at = dice_pymod_last_assignment (&sc->m, tp (sc, fa->first_tok),
+                                                  tl (sc, fa->first_tok),
+                                                  call->stmt, &vt, &ve);
+          if (at != NONE)
+            for (size_t k = vt; k < ve; k++)
+              add_function_name (sc, k);
+        }
       if (fa)
         for (size_t k = fa->first_tok; k < fa->end_tok; k++)
-          if (tk (sc, k)->kind == DICE_PYTOK_STRING
-              && !(tk (sc, k)->flags & DICE_PYSTR_FSTRING))
-            {
-              size_t len;
-              char *v = dice_pystring_value (sc->m.src, tk (sc, k), &len);
-
-              if (v == NULL)
-                {
-                  sc->oom = true;
-                  return;
-                }
-              set_add (sc, &sc->exported, v, strlen (v), true);
-              free (v);
-            }
+          add_function_name (sc, k);
       target = line_target (sc, call->name_tok, &name, &eq);
       if (eq != NONE && eq < call->name_tok)
         bind_ext (sc, target, name, call->name_tok);

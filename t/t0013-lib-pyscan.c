@@ -794,6 +794,15 @@ test_real_world (void)
          "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n"
          "        return self.relu_mod.relu_forward(x.contiguous())\n",
          NULL, NULL, ALL);
+  check ("cudaLaunchKernel, functions= through a name", IMPORTS
+         "src = r'''\n" KERNEL
+         "torch::Tensor relu_forward(torch::Tensor x) {\n"
+         "  void* args[] = {&x};\n"
+         "  cudaLaunchKernel((const void*)relu_kernel, dim3(1), dim3(256),\n"
+         "                   args, 0, 0);\n  return x;\n}\n'''\n" CPP
+         "FUNCS = ['relu_forward']\n"
+         "ext = load_inline('relu', cpp, src, functions=FUNCS)\n"
+         CLASS "        return ext.relu_forward(x)\n", NULL, NULL, ALL);
   check ("os.environ read", "import os\n" HONEST
          "level = os.environ.get('DICE_LEVEL')\n", NULL, "introspection",
          NULL);
