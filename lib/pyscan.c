@@ -1372,6 +1372,7 @@ static const char *const torch_fine[] = {
   "is_complex", "result_type", "promote_types", "finfo", "iinfo",
   "randn", "rand", "randint", "cat", "stack", "atleast_2d", "movedim",
   "swapaxes", "t", "contiguous_format", "set_grad_enabled", "dtype",
+  "Parameter", "Identity",
   NULL
 };
 
@@ -1590,6 +1591,13 @@ scan_reached (struct scan *sc)
                 torch_evidence (sc, i, ".", tp (sc, i), tl (sc, i), "()");
               continue;
             }
+          if (is (sc, i, "nn") && is_op (sc, i + 1, ".")
+              && is (sc, i + 2, "functional") && is_op (sc, i + 3, ".")
+              && is_name (sc, i + 4) && is_op (sc, i + 5, "("))
+            {
+              torch_evidence (sc, i, "F.", tp (sc, i + 4), tl (sc, i + 4), "");
+              continue;
+            }
           if ((is (sc, i, "torch") || tok_in (sc, i, &sc->torch_mods))
               && is_op (sc, i + 1, ".") && is_name (sc, i + 2))
             {
@@ -1760,7 +1768,8 @@ scan_module (struct scan *sc)
 
       if (!is_name (sc, i))
         continue;
-      if (!attr && in_list (tp (sc, i), tl (sc, i), thread_mods)
+      if ((!attr || (i >= 2 && is (sc, i - 2, "torch")))
+          && in_list (tp (sc, i), tl (sc, i), thread_mods)
           && !is_op (sc, i + 1, "="))
         set_flag (sc, F_THREAD, line, "%.*s", (int) tl (sc, i), tp (sc, i));
       else if (is (sc, i, "os") && is_op (sc, i + 1, ".")

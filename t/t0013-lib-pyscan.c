@@ -488,6 +488,8 @@ test_thread (void)
                    "  relu_kernel<<<1, 1>>>(0, 0, 0);\n") CLASS
          "        return ext.relu_forward(x)\n", NULL, "thread_or_process",
          NULL);
+  check ("torch.multiprocessing", "import torch.multiprocessing as mp\n"
+         HONEST, NULL, "thread_or_process", NULL);
   check ("os.fork", "import os\n" HONEST "pid = os.fork()\n", NULL,
          "thread_or_process", NULL);
   check ("threads as words and variables",
@@ -674,6 +676,9 @@ test_torch_compute (void)
   check ("F.gelu and @", "import torch.nn.functional as F\n" EXT CLASS
          "        y = F.gelu(x @ x.t())\n"
          "        return ext.relu_forward(y)\n", NULL,
+         "torch_compute_in_forward", NULL);
+  check ("nn.functional without torch.", EXT CLASS
+         "        return nn.functional.silu(ext.relu_forward(x))\n", NULL,
          "torch_compute_in_forward", NULL);
   check ("tensor method .softmax()", EXT CLASS
          "        return ext.relu_forward(x).softmax(dim=-1)\n", NULL,
