@@ -117,3 +117,12 @@ clean-local: clean-test-trash
 clean-test-trash:
 	-rm -rf t/trash.*
 .PHONY: clean-test-trash
+
+# the robust check's static scan
+unit_tests += t/t0013-lib-pyscan.t
+t_t0013_lib_pyscan_t_SOURCES = t/t0013-lib-pyscan.c t/tap.h
+t_t0013_lib_pyscan_t_LDADD = $(DICE_LIBS)
+check_PROGRAMS += t/pyscan-dump
+t_pyscan_dump_SOURCES = t/pyscan-dump.c
+t_pyscan_dump_LDADD = $(DICE_LIBS)
+shell_tests += t/t0014-pyscan-examples.t
