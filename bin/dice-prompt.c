@@ -153,16 +153,6 @@ xstrdup (const char *s)
   return copy;
 }
 
-/* Stop after an input problem under --strict, else remember it for the
-   exit status.  */
-static void
-input_problem (void)
-{
-  if (dice_opts.strict)
-    exit (DICE_EXIT_TROUBLE);
-  exit_status = DICE_EXIT_INPUT;
-}
-
 static void
 write_record (const json_t *rec)
 {
@@ -540,7 +530,7 @@ prompt_problem (const struct settings *s, const struct problem *pb)
   if (dice_read_file (pb->path, &src, &len) != 0)
     {
       dice_error_errno (errno, "cannot read '%s'", pb->path);
-      input_problem ();
+      dice_input_problem (&exit_status);
       return;
     }
   if (strlen (src) != len || !utf8_text (src))
@@ -556,7 +546,7 @@ prompt_problem (const struct settings *s, const struct problem *pb)
       dice_error_at (pb->path, 0, "not a problem file (%s); skipped",
                      lacking);
       free (src);
-      input_problem ();
+      dice_input_problem (&exit_status);
       return;
     }
   if (dice_sha256_hex (src, len, digest) != 0)
@@ -645,27 +635,10 @@ prompt_records (const struct settings *s, const char *path)
 {
   struct dice_jsonl_reader in;
   json_t *rec;
-  char err[256];
-  int got;
 
-  if (dice_jsonl_open (&in, path) != 0)
+  dice_input_open (&in, path);
+  while ((rec = dice_input_next (&in, &exit_status)) != NULL)
     {
-      dice_error_errno (errno, "cannot open '%s'", path);
-      exit (DICE_EXIT_TROUBLE);
-    }
-  while ((got = dice_jsonl_next (&in, &rec, err, sizeof err)) != 0)
-    {
-      if (got == -2)
-        {
-          dice_error_errno (errno, "read error on '%s'", path);
-          exit (DICE_EXIT_TROUBLE);
-        }
-      if (got == -1)
-        {
-          dice_error_at (in.name, in.line, "%s", err);
-          input_problem ();
-          continue;
-        }
       if (add_prompt (s, rec, json_string_value (json_object_get (rec, "ref"))))
         unprompted_records++;
       write_record (rec);

@@ -280,14 +280,6 @@ xstrdup (const char *str)
   return copy;
 }
 
-static void
-input_problem (void)
-{
-  if (dice_opts.strict)
-    exit (DICE_EXIT_TROUBLE);
-  exit_status = DICE_EXIT_INPUT;
-}
-
 /* A copy of TEXT (LEN bytes) with every occurrence of the API key
    replaced, so a server that echoes the request cannot make it appear in
    records or messages.  */
@@ -504,27 +496,10 @@ read_inputs (const char *path)
 {
   struct dice_jsonl_reader in;
   json_t *rec;
-  char err[256];
-  int got;
 
-  if (dice_jsonl_open (&in, path) != 0)
+  dice_input_open (&in, path);
+  while ((rec = dice_input_next (&in, &exit_status)) != NULL)
     {
-      dice_error_errno (errno, "cannot open '%s'", path);
-      exit (DICE_EXIT_TROUBLE);
-    }
-  while ((got = dice_jsonl_next (&in, &rec, err, sizeof err)) != 0)
-    {
-      if (got == -2)
-        {
-          dice_error_errno (errno, "read error on '%s'", path);
-          exit (DICE_EXIT_TROUBLE);
-        }
-      if (got == -1)
-        {
-          dice_error_at (in.name, in.line, "%s", err);
-          input_problem ();
-          continue;
-        }
       if (s.backend != BACKEND_REPLAY && prompt_text (rec) == NULL)
         {
           const char *why = dice_record_string (rec, "prompt.error");
@@ -532,7 +507,7 @@ read_inputs (const char *path)
           dice_error_at (in.name, in.line, "no prompt.text%s%s; skipped",
                          why ? ": " : "", why ? why : "");
           json_decref (rec);
-          input_problem ();
+          dice_input_problem (&exit_status);
           continue;
         }
       if (s.resume && dice_record_id (rec) == NULL)
@@ -540,7 +515,7 @@ read_inputs (const char *path)
           dice_error_at (in.name, in.line,
                          "no id, which --resume needs; skipped");
           json_decref (rec);
-          input_problem ();
+          dice_input_problem (&exit_status);
           continue;
         }
       inputs = xrealloc (inputs, (ninputs + 1) * sizeof *inputs);
@@ -1576,30 +1551,13 @@ load_replay (void)
 
   struct dice_jsonl_reader in;
   json_t *rec;
-  char err[256];
-  int got;
 
-  if (dice_jsonl_open (&in, s.replay) != 0)
-    {
-      dice_error_errno (errno, "cannot open '%s'", s.replay);
-      exit (DICE_EXIT_TROUBLE);
-    }
-  while ((got = dice_jsonl_next (&in, &rec, err, sizeof err)) != 0)
+  dice_input_open (&in, s.replay);
+  while ((rec = dice_input_next (&in, &exit_status)) != NULL)
     {
       const char *id;
       json_t *sample;
 
-      if (got == -2)
-        {
-          dice_error_errno (errno, "read error on '%s'", s.replay);
-          exit (DICE_EXIT_TROUBLE);
-        }
-      if (got == -1)
-        {
-          dice_error_at (in.name, in.line, "%s", err);
-          input_problem ();
-          continue;
-        }
       id = dice_record_id (rec);
       sample = json_object_get (rec, "sample");
       if (id == NULL || dice_record_sample_index (rec) < 0
@@ -1608,7 +1566,7 @@ load_replay (void)
           dice_error_at (in.name, in.line, "not a sample record (no id or "
                          "sample.index); skipped");
           json_decref (rec);
-          input_problem ();
+          dice_input_problem (&exit_status);
           continue;
         }
       save (id, dice_record_sample_index (rec), json_incref (sample));

@@ -290,16 +290,6 @@ xasprintf (const char *fmt, ...)
   return s;
 }
 
-/* Stop after bad input under --strict, else remember it for the exit
-   status.  */
-static void
-input_problem (void)
-{
-  if (dice_opts.strict)
-    exit (DICE_EXIT_TROUBLE);
-  exit_status = DICE_EXIT_INPUT;
-}
-
 /* Reading records.  The fields scoring uses are read either from a
    Jansson record or, much faster, picked out of the line's text by
    dice_jsonpick; both give the same fields, so one function judges them.  */
@@ -762,11 +752,7 @@ read_input (const char *path)
   size_t len;
   int got;
 
-  if (dice_jsonl_open (&in, path) != 0)
-    {
-      dice_error_errno (errno, "cannot open '%s'", path);
-      exit (DICE_EXIT_TROUBLE);
-    }
+  dice_input_open (&in, path);
   while ((got = dice_jsonl_read_line (&in, &line, &len)) != 0)
     {
       struct field fields[NFIELDS];
@@ -799,7 +785,7 @@ read_input (const char *path)
           json_decref (rec);
           kept_text_len = offset;
           dice_error_at (in.name, in.line, "%s", err);
-          input_problem ();
+          dice_input_problem (&exit_status);
           continue;
         }
       record_count++;

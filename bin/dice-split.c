@@ -777,29 +777,10 @@ process (const char *path)
 {
   struct dice_jsonl_reader in;
   json_t *rec;
-  char err[256];
-  int got;
 
-  if (dice_jsonl_open (&in, path) != 0)
+  dice_input_open (&in, path);
+  while ((rec = dice_input_next (&in, &exit_status)) != NULL)
     {
-      dice_error_errno (errno, "cannot open '%s'", path);
-      exit (DICE_EXIT_TROUBLE);
-    }
-  while ((got = dice_jsonl_next (&in, &rec, err, sizeof err)) != 0)
-    {
-      if (got == -2)
-        {
-          dice_error_errno (errno, "read error on '%s'", path);
-          exit (DICE_EXIT_TROUBLE);
-        }
-      if (got == -1)
-        {
-          dice_error_at (in.name, in.line, "%s", err);
-          if (dice_opts.strict)
-            exit (DICE_EXIT_TROUBLE);
-          exit_status = DICE_EXIT_INPUT;
-          continue;
-        }
       records_seen++;
       if (join_mode)
         join_record (rec);

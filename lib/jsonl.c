@@ -8,6 +8,8 @@
 #include <math.h>
 
 #include "jsonl.h"
+#include "msg.h"
+#include "options.h"
 
 int
 dice_jsonl_open (struct dice_jsonl_reader *r, const char *path)
@@ -107,6 +109,45 @@ dice_jsonl_next (struct dice_jsonl_reader *r, json_t **rec,
   if (got != 1)
     return got;
   return dice_jsonl_parse (line, len, rec, err, errlen);
+}
+
+void
+dice_input_problem (int *status)
+{
+  if (dice_opts.strict)
+    exit (DICE_EXIT_TROUBLE);
+  if (*status < DICE_EXIT_INPUT)
+    *status = DICE_EXIT_INPUT;
+}
+
+void
+dice_input_open (struct dice_jsonl_reader *r, const char *path)
+{
+  if (dice_jsonl_open (r, path) != 0)
+    {
+      dice_error_errno (errno, "cannot open '%s'", path);
+      exit (DICE_EXIT_TROUBLE);
+    }
+}
+
+json_t *
+dice_input_next (struct dice_jsonl_reader *r, int *status)
+{
+  json_t *rec;
+  char err[256];
+  int got;
+
+  while ((got = dice_jsonl_next (r, &rec, err, sizeof err)) == -1)
+    {
+      dice_error_at (r->name, r->line, "%s", err);
+      dice_input_problem (status);
+    }
+  if (got == -2)
+    {
+      dice_error_errno (errno, "read error on '%s'", r->name);
+      exit (DICE_EXIT_TROUBLE);
+    }
+  return got == 1 ? rec : NULL;
 }
 
 void

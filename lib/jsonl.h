@@ -42,6 +42,21 @@ int dice_jsonl_parse (const char *line, size_t len, json_t **rec,
 /* Close the input (not stdin) and free the buffer.  */
 void dice_jsonl_close (struct dice_jsonl_reader *r);
 
+/* Reading records as every filter does.  A bad line or record (reported
+   already) is a problem of the input: with --strict the program ends with
+   status 2 (DICE_EXIT_TROUBLE), else it is skipped and *STATUS becomes at
+   least 1 (DICE_EXIT_INPUT).  */
+void dice_input_problem (int *status);
+
+/* Open PATH ("-": stdin) for dice_input_next, or end the program with
+   status 2 and a message.  */
+void dice_input_open (struct dice_jsonl_reader *r, const char *path);
+
+/* The next record of R (a new reference the caller owns), or NULL at the
+   end.  Malformed lines are reported as prog:FILE:LINE and go to
+   dice_input_problem (STATUS); a read error ends the program (status 2).  */
+json_t *dice_input_next (struct dice_jsonl_reader *r, int *status);
+
 /* Write REC to FP as one compact line.  Reals are written with the fewest
    digits that read back to the same double, so values pass through every
    tool unchanged.  Returns 0, or -1 if the write failed.  */
