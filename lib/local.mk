@@ -40,3 +40,7 @@ lib_libdice_a_SOURCES += \
 	lib/sandbox.c lib/sandbox.h \
 	lib/scheduler.c lib/scheduler.h \
 	lib/harness.c lib/harness.h
+
+# dice-time
+lib_libdice_a_SOURCES += \
+	lib/harness-time.c
