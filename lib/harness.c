@@ -673,7 +673,7 @@ job_object (const struct dice_harness *h, const json_t *rec,
 {
   if (h->mode == DICE_HARNESS_TIME)
     return json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I, s:I, s:I, "
-                      "s:I, s:s}",
+                      "s:I, s:s, s:b}",
                       "mode", "time",
                       "id", json_object_get (rec, "id") ? json_object_get (rec, "id")
                       : json_null (),
@@ -683,7 +683,12 @@ job_object (const struct dice_harness *h, const json_t *rec,
                       "arch", h->arch, "trials", (json_int_t) h->trials,
                       "warmup", (json_int_t) h->warmup,
                       "input_sets", (json_int_t) h->input_sets,
-                      "seed", (json_int_t) h->seed, "baseline", h->baseline);
+                      "seed", (json_int_t) h->seed, "baseline", h->baseline,
+                      /* An environment variable, not an option: only
+                         for measuring what the flush changes.  */
+                      "flush", !(getenv ("DICE_TIME_NO_FLUSH")
+                                 && strcmp (getenv ("DICE_TIME_NO_FLUSH"),
+                                            "1") == 0));
   return json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I, s:I, s:f, "
                     "s:f, s:s}",
                     "mode", h->mode == DICE_HARNESS_CHECK ? "check" : "compile",

@@ -60,8 +60,12 @@ test_expect_success 'time comes last, every other key passes through, documented
 
 test_expect_success 'the job: mode time and the timing settings' '
 	tm --trials 7 --warmup 3 --input-sets 2 --seed 9 --device cpu one.jsonl >out &&
-	jq -c "[.mode, .trials, .warmup, .input_sets, .seed, .baseline, .device]" cache/job.json >actual &&
-	echo "[\"time\",7,3,2,9,\"eager\",\"cpu\"]" >expect &&
+	jq -c "[.mode, .trials, .warmup, .input_sets, .seed, .baseline, .device, .flush]" cache/job.json >actual &&
+	echo "[\"time\",7,3,2,9,\"eager\",\"cpu\",true]" >expect &&
+	test_cmp expect actual &&
+	DICE_TIME_NO_FLUSH=1 tm one.jsonl >/dev/null &&
+	jq -c .flush cache/job.json >actual &&
+	echo false >expect &&
 	test_cmp expect actual &&
 	jq -c ".time | [.trials, .warmup, .input_sets, .seed, .baseline]" out >actual &&
 	echo "[7,3,2,9,\"eager\"]" >expect &&

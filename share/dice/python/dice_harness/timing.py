@@ -27,14 +27,14 @@ DEFAULT_FLUSH_BYTES = 50 << 20
 class _Flusher:
     """Writes then reads a buffer larger than twice the device's L2 before
     each call, so neither side finds its data cached by the other or by
-    its own previous call.  DICE_TIME_NO_FLUSH=1 turns it off (to measure
-    what flushing changes; see dice-time(1))."""
+    its own previous call.  The job's flush false (dice-time under
+    DICE_TIME_NO_FLUSH=1) turns it off, to measure what flushing changes."""
 
-    def __init__(self, device):
+    def __init__(self, device, wanted):
         import torch
         self.buffer = None
         self.bytes = 0
-        if device != "cuda" or os.environ.get("DICE_TIME_NO_FLUSH") == "1":
+        if device != "cuda" or not wanted:
             return
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
         l2 = getattr(props, "L2_cache_size", 0) or 0
@@ -154,7 +154,7 @@ def time_job(job, directory, out):
     ref_inputs = [runner._reference("get_inputs", lambda: runner.make_inputs(
         ref, device, seed + 1 + t)) for t in range(sets)]
     new_inputs = [runner.clone(i) for i in ref_inputs]
-    flush = _Flusher(device)
+    flush = _Flusher(device, job.get("flush", True) is not False)
     timer = _Timer(device)
     join = float(job.get("join_timeout") or 10.0)
     samples = {"ref": [], "new": [], "ref_event": [], "new_event": []}
