@@ -7,3 +7,6 @@ EXTRA_DIST += \
 	contrib/bench/score-speed.sh \
 	contrib/bench/split-speed.sh \
 	contrib/bench/check-vs-kernelbench.sh
+
+# dice-time
+EXTRA_DIST += contrib/bench/time-repeatability.sh
