@@ -455,8 +455,14 @@ dice_harness_finish (struct dice_harness *h, char ***slots, size_t *nslots,
     h->tolerance = "custom";
   else if (strcmp (h->tolerance, "kernelbench") == 0)
     h->atol = h->rtol = 1e-4;
-  if (h->mode == DICE_HARNESS_TIME)
-    return dice_harness_time_finish (h, err, errlen);
+  if (h->mode == DICE_HARNESS_TIME
+      && dice_harness_time_finish (h, err, errlen) != 0)
+    {
+      dice_harness_free_slots (*slots, *nslots);
+      *slots = NULL;
+      *nslots = 0;
+      return -1;
+    }
   return 0;
 }
 
