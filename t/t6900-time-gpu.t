@@ -24,14 +24,15 @@ def get_inputs():
 def get_init_inputs():
     return []'
 
-# A memory-bound reference whose data (8 MiB in, 8 MiB out per side)
-# stays in a 50 MB L2 between calls unless it is flushed.
-RELU_REF='import torch
+# A memory-bound reference that reads 8 MiB and writes 4 bytes: both
+# sides' inputs stay in any current data-centre GPU's L2 (40-60 MB)
+# between calls unless it is flushed.
+SUM_REF='import torch
 class Model(torch.nn.Module):
     def __init__(self):
         super().__init__()
     def forward(self, x):
-        return torch.relu(x)
+        return x.sum()
 def get_inputs():
     return [torch.randn(2 * 1024 * 1024)]
 def get_init_inputs():
@@ -82,14 +83,14 @@ test_expect_success 'record says where: device, clocks, L2 flush size' '
 '
 
 test_expect_success 'the L2 flush makes a memory-bound kernel measurably slower' '
-	record L1/3_relu "$(mm_candidate "        return torch.relu(x)")" "$RELU_REF" >relu.jsonl &&
-	tm --trials 200 --input-sets 1 relu.jsonl >flushed &&
-	DICE_TIME_NO_FLUSH=1 tm --trials 200 --input-sets 1 relu.jsonl >cached &&
+	record L1/3_sum "$(mm_candidate "        return x.sum()")" "$SUM_REF" >sum.jsonl &&
+	tm --trials 200 --input-sets 1 sum.jsonl >flushed &&
+	DICE_TIME_NO_FLUSH=1 tm --trials 200 --input-sets 1 sum.jsonl >cached &&
 	jq -r ".time.flush_bytes" cached >actual &&
 	echo 0 >expect &&
 	test_cmp expect actual &&
-	ratio_within "$(jq .time.ref.event_median flushed)" "$(jq .time.ref.event_median cached)" 1.15 100 &&
-	ratio_within "$(jq .time.new.event_median flushed)" "$(jq .time.new.event_median cached)" 1.15 100
+	ratio_within "$(jq .time.ref.event_median flushed)" "$(jq .time.ref.event_median cached)" 1.1 100 &&
+	ratio_within "$(jq .time.new.event_median flushed)" "$(jq .time.new.event_median cached)" 1.1 100
 '
 
 test_done
