@@ -14,7 +14,8 @@
 # are used.  Needs: a GPU; the dice tools on PATH (or BUILDDIR=build); a
 # Python (DICE_PYTHON, default python3) with torch (and, for KB_DIR,
 # KernelBench's requirements).  GPU=n (default 0), TRIALS (default 100),
-# WARMUP (default 10).  Results go to stdout and to a scratch directory
+# WARMUP (default 10); DEVICE=cpu runs C++ candidates on a CPU torch
+# (to try the script without a GPU).  Results go to stdout and to a scratch directory
 # that is kept (its path is printed).
 set -eu
 
@@ -55,7 +56,8 @@ echo "# trials $TRIALS, warm-up $WARMUP"
 # Two separate runs; the first also fills the build cache, so the second
 # times the same builds.
 for run in 1 2; do
-	dice-time -q --all --gpus "$GPU" --cache "$work/cache" \
+	if [ "${DEVICE:-cuda}" = cpu ]; then where="--device cpu"; else where="--gpus $GPU"; fi
+	dice-time -q --all $where --cache "$work/cache" \
 		--trials "$TRIALS" --warmup "$WARMUP" \
 		"$work/candidates.jsonl" >"$work/run$run.jsonl"
 done
@@ -182,7 +184,7 @@ print("# timed in both runs: %d of %d; median relative difference of speedups: %
       % (len(diffs), len(runs[0]), "%.2f%%" % (100 * m) if m is not None else "n/a"))
 if kb:
     m = median(kbdiffs)
-    print("# dice run 1 against KernelBench's timer (its mean, no L2 flush in old"
-          " versions): median relative difference %s over %d"
+    print("# dice run 1 against KernelBench's timer (speedup of its means, its own"
+          " warm-up and trials): median relative difference %s over %d"
           % ("%.2f%%" % (100 * m) if m is not None else "n/a", len(kbdiffs)))
 PY
