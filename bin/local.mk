@@ -23,3 +23,7 @@ bin_dice_compile_LDADD = $(DICE_LIBS)
 bin_PROGRAMS += bin/dice-check
 bin_dice_check_SOURCES = bin/dice-check.c
 bin_dice_check_LDADD = $(DICE_LIBS)
+
+bin_PROGRAMS += bin/dice-time
+bin_dice_time_SOURCES = bin/dice-time.c
+bin_dice_time_LDADD = $(DICE_LIBS)

@@ -6,7 +6,11 @@ EXTRA_DIST += \
 	contrib/bench/sample-threadpool.py \
 	contrib/bench/score-speed.sh \
 	contrib/bench/split-speed.sh \
-	contrib/bench/check-vs-kernelbench.sh
+	contrib/bench/check-vs-kernelbench.sh \
+	contrib/bench/kb-l1-candidates.py
 
 # the robust check's static scan
 EXTRA_DIST += contrib/bench/scan-speed.sh
+
+# dice-time
+EXTRA_DIST += contrib/bench/time-repeatability.sh

@@ -37,6 +37,8 @@ dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode)
   h->atol = h->rtol = 1e-2;
   h->memory = -1;
   h->progress = -1;
+  if (mode == DICE_HARNESS_TIME)
+    dice_harness_time_init (h);
 }
 
 static bool
@@ -184,7 +186,7 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->rtol_set = true;
       break;
     default:
-      return DICE_HARNESS_OPTION_UNKNOWN;
+      return dice_harness_time_option (h, c, arg, err, errlen);
     }
   return DICE_HARNESS_OPTION_HANDLED;
 
@@ -236,6 +238,8 @@ Checking:\n\
       --atol=X           absolute tolerance (overrides the preset)\n\
       --rtol=X           relative tolerance (overrides the preset)\n\
 ", stdout);
+  if (mode == DICE_HARNESS_TIME)
+    dice_harness_time_help ();
   fputs ("\
 \n\
 Input and output:\n\
@@ -451,6 +455,14 @@ dice_harness_finish (struct dice_harness *h, char ***slots, size_t *nslots,
     h->tolerance = "custom";
   else if (strcmp (h->tolerance, "kernelbench") == 0)
     h->atol = h->rtol = 1e-4;
+  if (h->mode == DICE_HARNESS_TIME
+      && dice_harness_time_finish (h, err, errlen) != 0)
+    {
+      dice_harness_free_slots (*slots, *nslots);
+      *slots = NULL;
+      *nslots = 0;
+      return -1;
+    }
   return 0;
 }
 
@@ -665,6 +677,24 @@ static json_t *
 job_object (const struct dice_harness *h, const json_t *rec,
             const char *code)
 {
+  if (h->mode == DICE_HARNESS_TIME)
+    return json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I, s:I, s:I, "
+                      "s:I, s:s, s:b}",
+                      "mode", "time",
+                      "id", json_object_get (rec, "id") ? json_object_get (rec, "id")
+                      : json_null (),
+                      "ref", json_object_get (rec, "ref") ? json_object_get (rec, "ref")
+                      : json_null (),
+                      "code", code, "device", h->device, "cache", h->cache,
+                      "arch", h->arch, "trials", (json_int_t) h->trials,
+                      "warmup", (json_int_t) h->warmup,
+                      "input_sets", (json_int_t) h->input_sets,
+                      "seed", (json_int_t) h->seed, "baseline", h->baseline,
+                      /* An environment variable, not an option: only
+                         for measuring what the flush changes.  */
+                      "flush", !(getenv ("DICE_TIME_NO_FLUSH")
+                                 && strcmp (getenv ("DICE_TIME_NO_FLUSH"),
+                                            "1") == 0));
   return json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I, s:I, s:f, "
                     "s:f, s:s}",
                     "mode", h->mode == DICE_HARNESS_CHECK ? "check" : "compile",
@@ -698,6 +728,11 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
 
   memset (&sb, 0, sizeof sb);
   sb.memory = cpu && h->memory > 0 ? (unsigned long long) h->memory : 0;
+  if (h->mode == DICE_HARNESS_TIME
+      && (value = dice_harness_time_skip (h, rec)) != NULL)
+    return value;
+  if ((code == NULL || !*code) && h->mode == DICE_HARNESS_TIME)
+    return json_pack ("{s:s}", "skipped", "no code");
   if (code == NULL || !*code)
     {
       if (h->mode == DICE_HARNESS_COMPILE)
@@ -777,6 +812,35 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
           value = failed_compile (why, sb.ms);
         }
     }
+  else if (h->mode == DICE_HARNESS_TIME)
+    {
+      json_t *time = json_object_get (result, "time");
+      const char *said = json_string_value (json_object_get (time, "status"));
+      static const char *const statuses[] = {
+        "ok", "compile_error", "runtime_error", "oom"
+      };
+
+      if (result && status == NULL)
+        {
+          for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
+            if (strcmp (said, statuses[i]) == 0)
+              status = statuses[i];
+          if (status == NULL)
+            snprintf (why, sizeof why, "the harness's result has %s "
+                      "status", said ? "an unknown" : "no");
+          else if (json_string_value (json_object_get (time, "error")))
+            snprintf (why, sizeof why, "%s",
+                      json_string_value (json_object_get (time, "error")));
+          one_line (why);
+          if (status == NULL)
+            status = "crashed";
+        }
+      sandbox = sandbox_object (h, &sb, sb.end != DICE_SANDBOX_NOT_STARTED);
+      value = dice_harness_time_object (h, rec, json_is_object (time) ? time
+                                        : NULL, status, *why ? why : NULL,
+                                        sb.ms, sandbox);
+      json_decref (sandbox);
+    }
   else
     {
       json_t *check = json_object_get (result, "check");
@@ -827,6 +891,8 @@ dice_harness_label (const struct dice_harness *h, const json_t *value)
 {
   if (h->mode == DICE_HARNESS_COMPILE)
     return json_is_true (json_object_get (value, "ok")) ? "built" : "failed";
+  if (h->mode == DICE_HARNESS_TIME && json_object_get (value, "skipped"))
+    return "skipped";
   return json_string_value (json_object_get (value, "status"));
 }
 
@@ -859,6 +925,13 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
     DICE_COMMON_LONG_OPTIONS,
     {NULL, 0, NULL, 0}
   };
+  static const struct option time_options[] = {
+    DICE_HARNESS_LONG_OPTIONS,
+    DICE_HARNESS_TIME_LONG_OPTIONS,
+    DICE_FILTER_LONG_OPTIONS,
+    DICE_COMMON_LONG_OPTIONS,
+    {NULL, 0, NULL, 0}
+  };
   /* Static, so what it points to stays reachable on every exit.  */
   static struct dice_harness h;
   struct dice_sched s = { .work = tool_work, .label = tool_label };
@@ -868,9 +941,11 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   int c, status;
 
   dice_harness_init (&h, mode);
-  s.key = mode == DICE_HARNESS_CHECK ? "check" : "compile";
+  s.key = mode == DICE_HARNESS_CHECK ? "check"
+    : mode == DICE_HARNESS_TIME ? "time" : "compile";
   while ((c = getopt_long (argc, argv, DICE_HARNESS_SHORT_OPTIONS,
                            mode == DICE_HARNESS_CHECK ? check_options
+                           : mode == DICE_HARNESS_TIME ? time_options
                            : compile_options, NULL)) != -1)
     switch (dice_harness_option (&h, c, optarg, err, sizeof err))
       {

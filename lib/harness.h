@@ -16,7 +16,8 @@
 enum dice_harness_mode
 {
   DICE_HARNESS_COMPILE,
-  DICE_HARNESS_CHECK
+  DICE_HARNESS_CHECK,
+  DICE_HARNESS_TIME             /* dice-time: lib/harness-time.c */
 };
 
 struct dice_harness
@@ -44,6 +45,15 @@ struct dice_harness
   char *gpus;                   /* --gpus LIST, or NULL: all found */
   bool unordered;
   int progress;                 /* -1 when stderr is a terminal, 0, 1 */
+
+  /* dice-time.  */
+  long warmup;                  /* untimed calls of each side first */
+  long input_sets;              /* input sets the calls rotate through */
+  bool time_all;                /* --all: time what check did not pass */
+  const char *baseline;         /* "eager", "compile", or "file" */
+  double max_speedup, max_spread;
+  const char *ref_times_path;   /* --ref-times FILE, or NULL */
+  void *ref_times;              /* struct dice_strmap of id -> stats */
 };
 
 /* Codes of the shared long-only options.  */
@@ -87,6 +97,30 @@ enum
   {"tolerance", required_argument, NULL, DICE_OPT_TOLERANCE},           \
   {"atol", required_argument, NULL, DICE_OPT_ATOL},                     \
   {"rtol", required_argument, NULL, DICE_OPT_RTOL}
+
+/* dice-time's own long-only options, numbered apart from the shared
+   ones so that either list can grow.  */
+enum
+{
+  DICE_OPT_WARMUP = DICE_OPT_HARNESS_END + 64,
+  DICE_OPT_INPUT_SETS,
+  DICE_OPT_ALL,
+  DICE_OPT_BASELINE,
+  DICE_OPT_REF_TIMES,
+  DICE_OPT_MAX_SPEEDUP,
+  DICE_OPT_MAX_SPREAD
+};
+
+#define DICE_HARNESS_TIME_LONG_OPTIONS                                  \
+  {"trials", required_argument, NULL, DICE_OPT_TRIALS},                 \
+  {"seed", required_argument, NULL, DICE_OPT_SEED},                     \
+  {"warmup", required_argument, NULL, DICE_OPT_WARMUP},                 \
+  {"input-sets", required_argument, NULL, DICE_OPT_INPUT_SETS},         \
+  {"all", no_argument, NULL, DICE_OPT_ALL},                             \
+  {"baseline", required_argument, NULL, DICE_OPT_BASELINE},             \
+  {"ref-times", required_argument, NULL, DICE_OPT_REF_TIMES},           \
+  {"max-speedup", required_argument, NULL, DICE_OPT_MAX_SPEEDUP},       \
+  {"max-spread", required_argument, NULL, DICE_OPT_MAX_SPREAD}
 
 /* Defaults for MODE.  */
 void dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode);
@@ -139,5 +173,27 @@ const char *dice_harness_label (const struct dice_harness *h,
    /proc/driver/nvidia/gpus, else "nvidia-smi -L".  Returns how many (0:
    none) and *LIST, a new comma-separated string, or NULL.  */
 size_t dice_find_gpus (char **list);
+
+/* dice-time (lib/harness-time.c).  */
+void dice_harness_time_init (struct dice_harness *h);
+enum dice_harness_option_result
+dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
+                          char *err, size_t errlen);
+void dice_harness_time_help (void);
+/* Load --ref-times.  Returns 0, or -1 with ERR saying why.  */
+int dice_harness_time_finish (struct dice_harness *h, char *err,
+                              size_t errlen);
+/* {"skipped": why} when REC is not to be timed, else NULL.  */
+json_t *dice_harness_time_skip (const struct dice_harness *h,
+                                const json_t *rec);
+/* The record's "time" object from the harness's raw samples FROM (NULL
+   when no result came), or from STATUS and ERROR when C decided.  */
+json_t *dice_harness_time_object (const struct dice_harness *h,
+                                  const json_t *rec, const json_t *from,
+                                  const char *status, const char *error,
+                                  double ms, json_t *sandbox);
+/* The "mean/median/iqr/min/max/n" object of the N VALUES (sorted in
+   place); exposed for the tests.  */
+json_t *dice_time_stats (double *values, size_t n);
 
 #endif

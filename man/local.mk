@@ -9,3 +9,4 @@ dist_man_MANS += \
 	man/dice-split.1 \
 	man/dice-compile.1 \
 	man/dice-check.1
+dist_man_MANS += man/dice-time.1

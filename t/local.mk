@@ -109,6 +109,12 @@ shell_tests += \
 	t/t5900-check-gpu.t
 test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp
 
+# dice-time
+shell_tests += \
+	t/t6000-time-fake.t \
+	t/t6100-time-cpu.t \
+	t/t6900-time-gpu.t
+
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests) $(shell_tests)
 EXTRA_DIST += $(shell_tests) $(test_helpers)

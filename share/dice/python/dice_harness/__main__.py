@@ -40,8 +40,8 @@ def _number(job, name, default, kind):
 def run(job):
     from . import buildcache, runner
     mode = job.get("mode")
-    if mode not in ("compile", "check"):
-        raise ValueError("job mode must be compile or check")
+    if mode not in ("compile", "check", "time"):
+        raise ValueError("job mode must be compile, check or time")
     if job.get("device", "cpu") not in ("cpu", "cuda", None):
         raise ValueError("job device must be cpu or cuda")
     check = {"status": None, "correct": False,
@@ -61,6 +61,9 @@ def run(job):
         error = runner.compile_job(job, directory)
         return {"compile": _compile_object(
             arch, runner.one_line(error) if error is not None else None)}
+    if mode == "time":
+        from . import timing
+        return timing.run(job, directory, arch, _number, _compile_object)
     check.update(runner.device_info(job.get("device") or "cpu"))
     try:
         runner.check_job(job, directory, check)

@@ -1,0 +1,115 @@
+#!/bin/sh
+test_description='dice-time on a CPU torch: real timings of C++ candidates'
+. "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+. "$TEST_SRCDIR/lib-check.sh"
+
+test_have_prereq JQ || skip_all 'jq is needed'
+test_have_prereq HARNESS || skip_all 'needs torch and the harness'
+test_have_prereq CXXBUILD || skip_all 'torch cannot build C++ extensions here'
+
+DICE_CACHE=$PWD/cache; export DICE_CACHE
+tm () { dice-time -q --device cpu --memory 4G --all "$@"; }
+
+# ReLU of 2^20 elements: large enough that the C++ loop, not Python,
+# dominates each call.
+BIG_REF='import torch
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+    def forward(self, x):
+        return torch.relu(x)
+def get_inputs():
+    return [torch.randn(1024, 1024)]
+def get_init_inputs():
+    return []'
+
+# num FILE ID FILTER: the value of jq FILTER for the record ID.
+num () { jq -r "select(.id == \"$2\") | $3" "$1"; }
+
+# Check that A/B lies in [LO, HI].
+ratio_within () {
+	awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" \
+		'BEGIN { r = a / b; print "ratio " r; exit !(r >= lo && r <= hi) }'
+}
+
+test_expect_success 'the work once and twice: twice is about 2x slower' '
+	{
+		record L1/1_once "$(cpp_candidate "ext.shifted_relu(x, 0.0)")" "$BIG_REF" &&
+		record L1/2_twice "$(cpp_candidate "ext.shifted_relu(ext.shifted_relu(x, 0.0), 0.0)")" "$BIG_REF"
+	} >work.jsonl &&
+	tm --trials 30 --warmup 3 work.jsonl >out &&
+	jq -r ".time | [.status, .baseline, .ref.n, .new.n, (.device | startswith(\"cpu\")), .flush_bytes, .new.event_median != null] | @tsv" out >actual &&
+	printf "ok\teager\t30\t30\ttrue\t0\ttrue\n" >expect &&
+	printf "ok\teager\t30\t30\ttrue\t0\ttrue\n" >>expect &&
+	test_cmp expect actual &&
+	ratio_within "$(num out L1/2_twice .time.new_ms)" "$(num out L1/1_once .time.new_ms)" 1.5 2.7 &&
+	ratio_within "$(num out L1/1_once ".time.ref_ms / .time.new_ms")" "$(num out L1/1_once .time.speedup)" 0.99 1.01
+'
+
+test_expect_success 'a candidate that is the reference: speedup about 1' '
+	record L1/9_same "$(candidate "" "")" "$BIG_REF" >same.jsonl &&
+	tm --trials 30 --warmup 3 same.jsonl >out &&
+	ratio_within "$(num out L1/9_same .time.speedup)" 1 0.75 1.33
+'
+
+test_expect_success 'work hidden in a thread is counted, and flagged' '
+	record L1/3_thread "$(cpp_candidate "_hide(x)")" "$BIG_REF" |
+	jq -c ".code |= sub(\"class ModelNew\"; \"import threading, time\ndef _hide(x):\n    out = torch.empty_like(x)\n    def work():\n        time.sleep(0.02)\n        out.copy_(ext.shifted_relu(x, 0.0))\n    threading.Thread(target=work).start()\n    return out\nclass ModelNew\")" >thread.jsonl &&
+	tm --trials 10 --warmup 2 thread.jsonl >out &&
+	jq -r ".time | [.status, .new_ms >= 20, .new.event_median < 10, (.flags | index(\"threads\") != null), (.flags | index(\"side_stream\") != null)] | @tsv" out >actual &&
+	printf "ok\ttrue\ttrue\ttrue\ttrue\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a noisy candidate is unstable' '
+	record L1/4_noisy "$(candidate "import random, time" "time.sleep(random.uniform(0.001, 0.02)); return torch.relu(x)")" >noisy.jsonl &&
+	tm --trials 20 --warmup 1 noisy.jsonl >out &&
+	jq -r ".time | [.status, (.new.iqr / .new.median > 0.1), (.flags | index(\"unstable\") != null)] | @tsv" out >actual &&
+	printf "ok\ttrue\ttrue\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'untimed records pass through untouched but for time.skipped' '
+	record L1/5_wrong "$(candidate "" "")" | jq -c ". + {check: {correct: false}}" >wrong.jsonl &&
+	dice-time -q --device cpu wrong.jsonl >out &&
+	jq -c "del(.time)" out >actual &&
+	test_cmp wrong.jsonl actual &&
+	jq -c .time out >actual &&
+	echo "{\"skipped\":\"not correct\"}" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--ref-times with KernelBench baseline JSON: the reference is not timed' '
+	echo "{\"level1\": {\"19_ReLU.py\": {\"mean\": 100.0, \"std\": 1.0, \"min\": 99.0, \"max\": 103.0, \"num_trials\": 100}}}" >kb.json &&
+	record L1/19_ReLU "$(candidate "" "")" >relu.jsonl &&
+	tm --trials 5 --warmup 1 --ref-times kb.json relu.jsonl >out &&
+	jq -r ".time | [.status, .baseline, .ref_ms, .ref.max, (((.speedup - 100 / .new_ms) | fabs) < 0.01 * .speedup)] | @tsv" out >actual &&
+	printf "ok\tfile\t100\t103\ttrue\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--baseline compile on a torch without torch.compile: a clear error' '
+	if "$DICE_PYTHON" -c "import torch, sys; sys.exit(hasattr(torch, \"compile\"))"; then
+		tm --trials 2 --warmup 0 --baseline compile relu.jsonl >out &&
+		jq -r ".time | [.status, .baseline] | @tsv" out >actual &&
+		printf "runtime_error\tcompile\n" >expect &&
+		test_cmp expect actual &&
+		jq -r .time.error out | grep "needs torch.compile"
+	fi
+'
+
+test_expect_success 'a crash and an exception while timed: statuses, and the run goes on' '
+	{
+		record L1/6_segv "$(cpp_candidate "ext.null_write(x)")" &&
+		record L1/7_raise "$(candidate "" "raise ValueError(\"kaput\")")" &&
+		record L1/8_fine "$(candidate "" "")"
+	} >bad.jsonl &&
+	tm --trials 3 --warmup 0 bad.jsonl >out &&
+	jq -r "[.id, .time.status] | @tsv" out >actual &&
+	printf "L1/6_segv\tcrashed\nL1/7_raise\truntime_error\nL1/8_fine\tok\n" >expect &&
+	test_cmp expect actual &&
+	num out L1/6_segv .time.error | grep "signal 11" &&
+	num out L1/7_raise .time.error | grep kaput
+'
+
+test_done

@@ -1,0 +1,96 @@
+#!/bin/sh
+test_description='dice-time on a GPU: side streams, doubled work, the L2 flush'
+. "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+. "$TEST_SRCDIR/lib-check.sh"
+
+test_have_prereq JQ || skip_all 'jq is needed'
+test_have_prereq HARNESS || skip_all 'needs torch and the harness'
+test_have_prereq GPU || skip_all 'needs a GPU'
+
+# Pure-torch candidates only: nothing is built, on the device or here.
+DICE_CACHE=$PWD/cache; export DICE_CACHE
+tm () { dice-time -q --device cuda -j 1 --all "$@"; }
+
+# A compute-bound reference: a 4096x4096 fp32 matrix product (about a
+# millisecond or more on any current GPU).
+MM_REF='import torch
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+    def forward(self, x):
+        return torch.matmul(x, x)
+def get_inputs():
+    return [torch.randn(4096, 4096)]
+def get_init_inputs():
+    return []'
+
+# A memory-bound reference that reads 8 MiB and writes 4 bytes: both
+# sides' inputs stay in any current data-centre GPU's L2 (40-60 MB)
+# between calls unless it is flushed.
+SUM_REF='import torch
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+    def forward(self, x):
+        return x.sum()
+def get_inputs():
+    return [torch.randn(2 * 1024 * 1024)]
+def get_init_inputs():
+    return []'
+
+mm_candidate () {
+	printf '%s\n' "import torch" \
+		"class ModelNew(torch.nn.Module):" \
+		"    def __init__(self):" \
+		"        super().__init__()" \
+		"    def forward(self, x):" "$1"
+}
+
+num () { jq -r "select(.id == \"$2\") | $3" "$1"; }
+ratio_within () {
+	awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" \
+		'BEGIN { r = a / b; print "ratio " r; exit !(r >= lo && r <= hi) }'
+}
+
+test_expect_success 'work on a side stream is counted and flagged side_stream' '
+	record L1/1_side "$(mm_candidate "        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            y = torch.matmul(x, x)
+        return y")" "$MM_REF" >side.jsonl &&
+	tm --trials 30 side.jsonl >out &&
+	jq -r ".time | [.status, (.flags | index(\"side_stream\") != null), .new.event_median < 0.5 * .new_ms] | @tsv" out >actual &&
+	printf "ok\ttrue\ttrue\n" >expect &&
+	test_cmp expect actual &&
+	ratio_within "$(num out L1/1_side .time.speedup)" 1 0.7 1.4
+'
+
+test_expect_success 'the same work twice is about 2x slower' '
+	record L1/2_twice "$(mm_candidate "        y = torch.matmul(x, x)
+        y = torch.matmul(x, x)
+        return y")" "$MM_REF" >twice.jsonl &&
+	tm --trials 30 twice.jsonl >out &&
+	jq -r ".time | [.status, (.flags | index(\"side_stream\") != null)] | @tsv" out >actual &&
+	printf "ok\tfalse\n" >expect &&
+	test_cmp expect actual &&
+	ratio_within "$(num out L1/2_twice .time.new_ms)" "$(num out L1/2_twice .time.ref_ms)" 1.7 2.3
+'
+
+test_expect_success 'record says where: device, clocks, L2 flush size' '
+	jq -r ".time | [.device != null, .driver != null, .cuda != null, .flush_bytes > 0, (.clocks == null or .clocks.sm > 0)] | @tsv" out >actual &&
+	printf "true\ttrue\ttrue\ttrue\ttrue\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the L2 flush makes a memory-bound kernel measurably slower' '
+	record L1/3_sum "$(mm_candidate "        return x.sum()")" "$SUM_REF" >sum.jsonl &&
+	tm --trials 200 --input-sets 1 sum.jsonl >flushed &&
+	DICE_TIME_NO_FLUSH=1 tm --trials 200 --input-sets 1 sum.jsonl >cached &&
+	jq -r ".time.flush_bytes" cached >actual &&
+	echo 0 >expect &&
+	test_cmp expect actual &&
+	ratio_within "$(jq .time.ref.event_median flushed)" "$(jq .time.ref.event_median cached)" 1.1 100 &&
+	ratio_within "$(jq .time.new.event_median flushed)" "$(jq .time.new.event_median cached)" 1.1 100
+'
+
+test_done
