@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "datadir.h"
+#include "deception.h"
 #include "fileio.h"
 #include "harness.h"
 #include "msg.h"
@@ -182,6 +183,9 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       if (!parse_double (arg, 0, &h->rtol))
         goto bad;
       h->rtol_set = true;
+      break;
+    case DICE_OPT_NO_ROBUST:    /* --no-robust */
+      h->no_robust = true;
       break;
     default:
       return DICE_HARNESS_OPTION_UNKNOWN;
@@ -451,6 +455,12 @@ dice_harness_finish (struct dice_harness *h, char ***slots, size_t *nslots,
     h->tolerance = "custom";
   else if (strcmp (h->tolerance, "kernelbench") == 0)
     h->atol = h->rtol = 1e-4;
+  if (h->mode == DICE_HARNESS_CHECK
+      && (h->decoys = dice_deception_decoys ()) == NULL)
+    {
+      snprintf (err, errlen, "memory exhausted");
+      return -1;
+    }
   return 0;
 }
 
@@ -610,7 +620,8 @@ check_object (const struct dice_harness *h, json_t *from, const char *status,
   static const char *const order[] = {
     "status", "correct", "trials", "passed", "max_abs_err", "max_rel_err",
     "failed_trial", "tolerance", "atol", "rtol", "seed", "error", "ms",
-    "device", "torch", "cuda", "driver", "compile", "sandbox"
+    "device", "torch", "cuda", "driver", "compile", "sandbox",
+    "deception", "weak_tolerance"
   };
   json_t *check = json_object ();
   const char *key;
@@ -647,8 +658,10 @@ check_object (const struct dice_harness *h, json_t *from, const char *status,
         value = value ? json_incref (value) : json_null ();
       json_object_set_new (check, order[i], value);
     }
+  /* "dynamic" is the harness's raw evidence, already folded into
+     "deception".  */
   json_object_foreach (from, key, v)
-    if (json_object_get (check, key) == NULL)
+    if (json_object_get (check, key) == NULL && strcmp (key, "dynamic") != 0)
       json_object_set (check, key, v);
   return check;
 }
@@ -676,6 +689,27 @@ job_object (const struct dice_harness *h, const json_t *rec,
                     "arch", h->arch, "trials", (json_int_t) h->trials,
                     "seed", (json_int_t) h->seed, "atol", h->atol,
                     "rtol", h->rtol, "tolerance", h->tolerance);
+}
+
+/* check.deception and check.weak_tolerance of a record with CODE.  */
+static int
+add_deception (const struct dice_harness *h, json_t *check, const char *code,
+               const char *status, const json_t *dynamic)
+{
+  bool correct = strcmp (status, "correct") == 0;
+  json_t *weak, *deception;
+
+  if (!json_is_object (dynamic))
+    dynamic = NULL;
+  deception = dice_deception (code, h->device, correct ? dynamic : NULL,
+                              correct, !h->no_robust, h->decoys);
+  if (deception == NULL)
+    return -1;
+  weak = json_object_get (dynamic, "weak_tolerance");
+  json_object_set_new (check, "deception", deception);
+  json_object_set_new (check, "weak_tolerance", json_is_boolean (weak)
+                       ? json_copy (weak) : json_null ());
+  return 0;
 }
 
 json_t *
@@ -814,6 +848,12 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
                             json_is_object (compile) ? compile : NULL,
                             sandbox);
       json_decref (sandbox);
+      if (value && add_deception (h, value, code, status,
+                                  json_object_get (check, "dynamic")) != 0)
+        {
+          json_decref (value);
+          value = NULL;
+        }
       free (harness_error);
     }
   json_decref (result);
@@ -912,5 +952,7 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   dice_harness_free_slots (slots, nslots);
   free (h.cache);
   h.cache = NULL;
+  dice_deception_free_decoys (h.decoys);
+  h.decoys = NULL;
   return status;
 }

@@ -44,6 +44,10 @@ struct dice_harness
   char *gpus;                   /* --gpus LIST, or NULL: all found */
   bool unordered;
   int progress;                 /* -1 when stderr is a terminal, 0, 1 */
+
+  /* Deception (dice-check).  */
+  bool no_robust;               /* --no-robust: flags, but no verdict */
+  char **decoys;                /* the one-shot example's kernel names */
 };
 
 /* Codes of the shared long-only options.  */
@@ -63,6 +67,7 @@ enum
   DICE_OPT_TOLERANCE,
   DICE_OPT_ATOL,
   DICE_OPT_RTOL,
+  DICE_OPT_NO_ROBUST,
   DICE_OPT_HARNESS_END
 };
 
@@ -86,7 +91,8 @@ enum
   {"seed", required_argument, NULL, DICE_OPT_SEED},                     \
   {"tolerance", required_argument, NULL, DICE_OPT_TOLERANCE},           \
   {"atol", required_argument, NULL, DICE_OPT_ATOL},                     \
-  {"rtol", required_argument, NULL, DICE_OPT_RTOL}
+  {"rtol", required_argument, NULL, DICE_OPT_RTOL},                     \
+  {"no-robust", no_argument, NULL, DICE_OPT_NO_ROBUST}
 
 /* Defaults for MODE.  */
 void dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode);

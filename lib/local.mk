@@ -40,3 +40,7 @@ lib_libdice_a_SOURCES += \
 	lib/sandbox.c lib/sandbox.h \
 	lib/scheduler.c lib/scheduler.h \
 	lib/harness.c lib/harness.h
+
+# dice-check: deception verdicts (robust check)
+lib_libdice_a_SOURCES += \
+	lib/deception.c lib/deception.h

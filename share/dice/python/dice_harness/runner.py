@@ -18,7 +18,7 @@ import random
 import sys
 import types
 
-from . import buildcache
+from . import buildcache, evidence
 from .compare import compare, finite_or_none
 
 
@@ -264,6 +264,7 @@ def check_job(job, directory, check):
     atol, rtol = check["atol"], check["rtol"]
     if device == "cuda" and not torch.cuda.is_available():
         raise Failure("runtime_error", "device cuda asked for but torch sees no GPU")
+    threads = evidence.python_threads()
     ref = _reference("source", lambda: load_source("dice_ref", job.get("ref") or "", directory))
     try:
         new = load_source("dice_candidate", job.get("code") or "", directory)
@@ -311,3 +312,11 @@ def check_job(job, directory, check):
         "failed_trial": first_failed,
         "error": clean(reason)[:300] if reason else None,
     })
+    if correct and job.get("evidence", True):
+        ctx = types.SimpleNamespace(
+            device=device, ref=ref, new=new, ref_model=ref_model,
+            new_model=new_model, seed=seed, atol=atol, rtol=rtol,
+            code=job.get("code") or "", threads=threads,
+            make_inputs=lambda s: make_inputs(ref, device, s),
+            sync=lambda: sync(device))
+        check["dynamic"] = evidence.collect(ctx)
