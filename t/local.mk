@@ -117,3 +117,7 @@ clean-local: clean-test-trash
 clean-test-trash:
 	-rm -rf t/trash.*
 .PHONY: clean-test-trash
+
+# dice-check: deception (robust check)
+shell_tests += t/t5300-check-deception.t t/t5950-check-deception-gpu.t
+EXTRA_DIST += t/deception

@@ -489,8 +489,28 @@ def _gpu_evidence(ctx, ev, prof, state):
     total = sum(k[2] for k in kernels)
     ev.custom_share = round(sum(k[2] for k in mine) / total, 4) if total > 0 else None
     streams = {k[1] for k in kernels if k[1] is not None}
-    if len(streams) > 1:
-        ev.flag("side_stream", "forward launched kernels on %d streams" % len(streams))
+    current = None
+    try:
+        current = _current_stream(ctx)
+    except Exception as e:
+        ev.note("current stream", e)
+    others = streams - {current} if current is not None else set()
+    if len(streams) > 1 or others:
+        ev.flag("side_stream", "forward launched kernels on %d stream(s)%s"
+                % (len(streams), ", %d of them not the current one" % len(others)
+                   if others else ""))
+
+
+def _current_stream(ctx):
+    """The profiler's id of the current stream: that of a small kernel
+    of our own."""
+    prof = _profiler(ctx)
+    with prof:
+        marker = _full((256,), 1.0, device="cuda")
+        marker = marker * 2
+        ctx.sync()
+    ids = {k[1] for k in _gpu_kernels(prof) if k[1] is not None}
+    return ids.pop() if len(ids) == 1 else None
 
 
 def _second_call(ctx, ev):
