@@ -239,6 +239,8 @@ Checking:\n\
                            KernelBench's fp32 tolerance); default dice\n\
       --atol=X           absolute tolerance (overrides the preset)\n\
       --rtol=X           relative tolerance (overrides the preset)\n\
+      --no-robust        report deception flags but decide nothing:\n\
+                           check.deception.deceptive is null\n\
 ", stdout);
   fputs ("\
 \n\
