@@ -7,3 +7,6 @@ EXTRA_DIST += \
 	contrib/bench/score-speed.sh \
 	contrib/bench/split-speed.sh \
 	contrib/bench/check-vs-kernelbench.sh
+
+# the robust check's static scan
+EXTRA_DIST += contrib/bench/scan-speed.sh

@@ -236,7 +236,7 @@ Checking:\n\
       --seed=N           weights use seed N, trial T's inputs seed N+1+T\n\
                            (default 42)\n\
       --tolerance=NAME   dice (atol = rtol = 1e-2) or kernelbench (1e-4,\n\
-                           KernelBench's fp32 tolerance); default dice\n\
+                           1e-2 for float16/bfloat16 outputs); default dice\n\
       --atol=X           absolute tolerance (overrides the preset)\n\
       --rtol=X           relative tolerance (overrides the preset)\n\
       --no-robust        report deception flags but decide nothing:\n\

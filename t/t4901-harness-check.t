@@ -115,6 +115,23 @@ test_expect_success 'slightly wrong: incorrect at the kernelbench tolerance, ech
 	field slight-kb check.error | grep "values differ: max abs err 0.004"
 '
 
+# The same error in a float16 output (4.004 rounds to 4.00390625): the
+# kernelbench preset gives half precision 1e-2, so 0.0039 passes there,
+# and the record says what was applied.
+test_expect_success 'kernelbench tolerance: float16 outputs get 1e-2' '
+	sed "s/return a + b/return (a + b).half()/" const.py >half.py &&
+	grep -q "(a + b).half()" half.py &&
+	new slight-half.py "return ext.sum2_scaled(a, b, 1.001).half()" &&
+	check_with half.py slight-half.py tolerance=kernelbench atol=1e-4 rtol=1e-4 &&
+	test "$(field slight-half check.status)" = correct &&
+	test "$(field slight-half check.tolerance)" = kernelbench &&
+	test "$(field slight-half check.atol)" = 0.01 &&
+	test "$(field slight-half check.rtol)" = 0.01 &&
+	new wrong-half.py "return ext.sum2_scaled(a, b, 1.05).half()" &&
+	check_with half.py wrong-half.py tolerance=kernelbench atol=1e-4 rtol=1e-4 &&
+	test "$(field wrong-half check.status)" = incorrect
+'
+
 test_expect_success 'wrong values (a + b scaled by 1.5) are incorrect' '
 	new wrong.py "return ext.sum2_scaled(a, b, 1.5)" &&
 	check_with const.py wrong.py &&
@@ -235,6 +252,20 @@ test_expect_success 'an exception in forward is a runtime_error, in one line' '
 	test "$(field boom compile.ok)" = true
 '
 
+# What a module does while it loads, its builds having succeeded.
+test_expect_success 'failures at import: compile_error, oom or runtime_error' '
+	printf "import torch\nclass ModelNew(:\n" >imp-syntax.py &&
+	printf "import torch, dice_no_such_module\n" >imp-missing.py &&
+	printf "import torch\nx = torch.empty(1 << 42)\n" >imp-oom.py &&
+	printf "import torch\nraise ValueError(\"on purpose\")\n" >imp-raise.py &&
+	for c in syntax:compile_error missing:compile_error oom:oom raise:runtime_error; do
+		check_with ref.py imp-${c%%:*}.py &&
+		test "$(field imp-${c%%:*} check.status)" = ${c#*:} || exit 1
+	done &&
+	test "$(field imp-raise check.error)" = "ValueError: on purpose" &&
+	field imp-missing check.error | grep "dice_no_such_module"
+'
+
 test_expect_success 'a failed allocation is oom' '
 	new oom.py "return torch.empty(1 << 42)" &&
 	check_with ref.py oom.py &&
@@ -253,7 +284,7 @@ test_expect_success 'a secret from the environment never reaches the result' '
 	h job check ref.py cand-secret.py >job-secret &&
 	h run job-secret --env DICE_TEST_API_KEY=sk-t4901-hidden >secret.out &&
 	test "$(field secret check.status)" = runtime_error &&
-	test "$(field secret check.error)" = "RuntimeError: leak ***" &&
+	test "$(field secret check.error)" = "RuntimeError: leak [redacted]" &&
 	! grep sk-t4901-hidden secret.out
 '
 

@@ -3,7 +3,9 @@
 Outputs are flattened (tensors, numbers, nested tuples and lists) and
 compared pairwise: same count, shape and dtype, NaN and infinity in the same
 places (infinities with the same sign), and finite values within
-|new - ref| <= atol + rtol * |ref| (torch.allclose).  The errors reported
+|new - ref| <= atol + rtol * |ref| (torch.allclose); LOW_PRECISION, when
+given, is the (atol, rtol) for float16 and bfloat16 outputs instead, as
+KernelBench's tolerance has it.  The errors reported
 are over finite places: max |new - ref|, and max |new - ref| / |ref| where
 ref is not zero.
 
@@ -59,6 +61,8 @@ class Verdict:
         self.max_abs = 0.0
         self.max_rel = 0.0
         self.measured = False
+        self.atol = None    # the widest tolerance applied to any output
+        self.rtol = None
 
     def fail(self, reason):
         if self.ok:
@@ -70,12 +74,15 @@ def _shape(t):
     return "[" + ",".join(str(d) for d in t.shape) + "]"
 
 
-def compare(ref_out, new_out, atol, rtol):
+_LOW_PRECISION = (torch.float16, torch.bfloat16)
+
+
+def compare(ref_out, new_out, atol, rtol, low_precision=None):
     with (_no_overrides() if _no_overrides else contextlib.nullcontext()):
-        return _compare(ref_out, new_out, atol, rtol)
+        return _compare(ref_out, new_out, atol, rtol, low_precision)
 
 
-def _compare(ref_out, new_out, atol, rtol):
+def _compare(ref_out, new_out, atol, rtol, low_precision):
     verdict = Verdict()
     refs, news = flatten(ref_out), flatten(new_out)
     if len(refs) != len(news):
@@ -99,7 +106,12 @@ def _compare(ref_out, new_out, atol, rtol):
             verdict.fail("%sdtype mismatch: expected %s, got %s"
                          % (where, rt.dtype, nt.dtype))
             continue
-        _values(rt, _to(nt, rt.device), atol, rtol, where, verdict)
+        a, r = atol, rtol
+        if low_precision and rt.dtype in _LOW_PRECISION:
+            a, r = low_precision
+        verdict.atol = a if verdict.atol is None else max(verdict.atol, a)
+        verdict.rtol = r if verdict.rtol is None else max(verdict.rtol, r)
+        _values(rt, _to(nt, rt.device), a, r, where, verdict)
     return verdict
 
 
