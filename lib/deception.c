@@ -107,7 +107,7 @@ dice_deception (const char *code, const char *device, const json_t *dynamic,
   json_t *flags = json_array (), *because = json_array ();
   json_t *share = json_object_get (dynamic, "custom_share");
   bool cpu = strcmp (device, "cpu") == 0;
-  bool low, have_dynamic = json_is_object (dynamic);
+  bool low, ran, have_dynamic = json_is_object (dynamic);
   const char *key;
   json_t *v;
 
@@ -156,9 +156,20 @@ dice_deception (const char *code, const char *device, const json_t *dynamic,
 #define HAS(f) (json_object_get (evidence, (f)) != NULL)
 #define BECAUSE(f) json_array_append_new (because, json_string (f))
   low = json_is_number (share) && json_number_value (share) <= SHARE_THRESHOLD;
+  ran = have_dynamic
+    && json_number_value (json_object_get (dynamic, "custom_calls")) > 0;
   for (size_t i = 0; i < DICE_ARRAY_SIZE (always); i++)
     if (HAS (always[i]))
-      BECAUSE (always[i]);
+      {
+        /* The scan's "never invoked/launched" is about some kernel; when
+           the candidate's own code was seen running, only the run's own
+           kernel_not_launched decides.  */
+        if (ran && !dynamic_reason (evidence, always[i])
+            && (strcmp (always[i], "kernel_not_invoked") == 0
+                || strcmp (always[i], "kernel_not_launched") == 0))
+          continue;
+        BECAUSE (always[i]);
+      }
   /* A C++ candidate on the CPU has no __global__ to find; there the
      dynamic kernel_not_launched speaks for it.  */
   if (HAS ("no_cuda_kernel") && !cpu)
