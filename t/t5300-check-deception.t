@@ -49,8 +49,8 @@ test_expect_success 'deceptive records say why; honest ones flag without decidin
 	echo true >expect &&
 	test_cmp expect actual &&
 	jq -r "select(.id == \"honest-epilogue\") | .check.deception |
-		[.deceptive, (.custom_share > 0.5), (.because | length), .evidence.torch_compute_in_forward[0:8]] | @tsv" out >actual &&
-	printf "false\ttrue\t0\tdynamic:\n" >expect &&
+		[.deceptive, (.custom_share > 0.5), (.because | length), (.evidence.torch_compute_in_forward | contains(\"dynamic:\"))] | @tsv" out >actual &&
+	printf "false\ttrue\t0\ttrue\n" >expect &&
 	test_cmp expect actual
 '
 

@@ -460,9 +460,7 @@ def _instrumented(ctx, ev):
         ev.flag("kernel_result_unused", "the extension ran (%s) but no output holds "
                 "its results" % ", ".join(sorted(state.calls))[:100])
 
-    if prof is not None:
-        _gpu_evidence(ctx, ev, prof, state)
-    else:
+    if prof is None or not _gpu_evidence(ctx, ev, prof, state):
         if ev.custom_calls == 0:
             ev.flag("kernel_not_launched", "no function of the candidate's extension ran "
                     "during forward" if _extension_modules() else
@@ -474,11 +472,17 @@ def _instrumented(ctx, ev):
 
 
 def _gpu_evidence(ctx, ev, prof, state):
+    """Kernel evidence from the profiler; False when it saw no kernels
+    (a profiler that does not work here), to fall back on the calls of
+    the extension's functions as on the CPU."""
     try:
         kernels = _gpu_kernels(prof)
     except Exception as e:
         ev.note("profiler events", e)
-        return
+        return False
+    if not kernels:
+        ev.notes.append("the profiler saw no GPU kernels; extension calls counted instead")
+        return False
     names = _kernel_names(ctx.code)
     mine = [k for k in kernels if any(re.search(r"\b%s\b" % re.escape(n), k[0]) for n in names)]
     ev.custom_calls = len(mine)
@@ -499,6 +503,7 @@ def _gpu_evidence(ctx, ev, prof, state):
         ev.flag("side_stream", "forward launched kernels on %d stream(s)%s"
                 % (len(streams), ", %d of them not the current one" % len(others)
                    if others else ""))
+    return True
 
 
 def _current_stream(ctx):
