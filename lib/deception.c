@@ -179,7 +179,7 @@ dice_deception (const char *code, const char *device, const json_t *dynamic,
   if (HAS ("inherits_reference") && HAS ("torch_compute_in_forward"))
     BECAUSE ("inherits_reference");
   if (HAS ("try_fallback")
-      && (HAS ("kernel_not_launched")
+      && (HAS ("kernel_not_launched") || HAS ("kernel_result_unused")
           || (HAS ("torch_compute_in_forward") && low)))
     BECAUSE ("try_fallback");
   if (HAS ("library_call")

@@ -163,11 +163,13 @@ def _wrapped_extensions(state, candidate, model):
 
     def wrap(name, fn):
         def wrapper(*args, **kwargs):
-            state.calls[name] = state.calls.get(name, 0) + 1
             state.depth += 1
             start = _perf_counter()
             try:
                 result = fn(*args, **kwargs)
+                # Only calls that returned: one that raised into a
+                # fallback did no work.
+                state.calls[name] = state.calls.get(name, 0) + 1
                 # What it returned holds its work; a function that returns
                 # nothing wrote into its arguments.
                 mine = _storages(result if result is not None
