@@ -681,7 +681,7 @@ job_object (const struct dice_harness *h, const json_t *rec,
             const char *code)
 {
   return json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I, s:I, s:f, "
-                    "s:f, s:s}",
+                    "s:f, s:s, s:f}",
                     "mode", h->mode == DICE_HARNESS_CHECK ? "check" : "compile",
                     "id", json_object_get (rec, "id") ? json_object_get (rec, "id")
                     : json_null (),
@@ -690,7 +690,8 @@ job_object (const struct dice_harness *h, const json_t *rec,
                     "code", code, "device", h->device, "cache", h->cache,
                     "arch", h->arch, "trials", (json_int_t) h->trials,
                     "seed", (json_int_t) h->seed, "atol", h->atol,
-                    "rtol", h->rtol, "tolerance", h->tolerance);
+                    "rtol", h->rtol, "tolerance", h->tolerance,
+                    "timeout", h->timeout);
 }
 
 /* check.deception and check.weak_tolerance of a record with CODE.  */

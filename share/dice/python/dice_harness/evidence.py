@@ -311,11 +311,23 @@ def collect(ctx):
     atol, rtol, code, threads (Python threads before the candidate
     loaded), sync()."""
     ev = Evidence()
-    steps = (_timers, _instrumented, _second_call, _poisoned, _weak)
-    deadline = _perf_counter() + float(os.environ.get("DICE_EVIDENCE_SECONDS", "60"))
-    for step in steps:
-        if _perf_counter() > deadline:
-            ev.notes.append("out of time before %s" % step.__name__.lstrip("_"))
+    # Each step with about how many trials' worth of time it takes (the
+    # profiler and the dispatch mode slow the first).
+    steps = ((_timers, 0), (_instrumented, 4), (_second_call, 2),
+             (_poisoned, 1), (_weak, 1))
+    try:
+        seconds = float(os.environ.get("DICE_EVIDENCE_SECONDS", "60"))
+    except ValueError:
+        seconds = 60.0
+    deadline = _perf_counter() + seconds
+    per_trial = getattr(ctx, "trial_seconds", 0.0) or 0.0
+    for step, cost in steps:
+        left = deadline - _perf_counter()
+        remaining = ctx.remaining() if getattr(ctx, "remaining", None) else None
+        if remaining is not None:
+            left = min(left, remaining)
+        if cost * per_trial > left:
+            ev.notes.append("no time left for %s" % step.__name__.lstrip("_"))
             break
         try:
             with _no_grad():

@@ -16,6 +16,7 @@ import os
 import platform
 import random
 import sys
+import time
 import types
 
 from . import buildcache, evidence
@@ -31,6 +32,7 @@ class Failure(Exception):
 
 
 _secrets = []
+_started = time.monotonic()     # the harness's start, near enough
 
 
 def remember_secrets(environ):
@@ -266,6 +268,15 @@ def _built_or_fail():
         raise Failure("compile_error", summary["error"])
 
 
+def _remaining(job):
+    """Seconds left before C's timeout (the job's), less a margin for
+    writing the result; None when the job does not say."""
+    limit = job.get("timeout")
+    if not isinstance(limit, (int, float)) or isinstance(limit, bool):
+        return None
+    return 0.8 * limit - (time.monotonic() - _started)
+
+
 def check_job(job, directory, check):
     """Fill CHECK (the result's `check` object) for JOB; a Failure or any
     other exception raised here is the verdict's status."""
@@ -298,6 +309,7 @@ def check_job(job, directory, check):
     first_failed, passed, measured = None, 0, False
     max_abs = max_rel = 0.0
     reason = None
+    trials_started = time.monotonic()
     with torch.no_grad():
         for t in range(trials):
             inputs = _reference("get_inputs", lambda: make_inputs(ref, device, seed + 1 + t))
@@ -338,5 +350,7 @@ def check_job(job, directory, check):
             new_model=new_model, seed=seed, atol=check["atol"], rtol=check["rtol"],
             code=job.get("code") or "", threads=threads,
             make_inputs=lambda s: make_inputs(ref, device, s),
-            sync=lambda: sync(device))
+            sync=lambda: sync(device),
+            trial_seconds=(time.monotonic() - trials_started) / trials,
+            remaining=lambda: _remaining(job))
         check["dynamic"] = evidence.collect(ctx)
