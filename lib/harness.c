@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "datadir.h"
+#include "deception.h"
 #include "fileio.h"
 #include "harness.h"
 #include "msg.h"
@@ -185,6 +186,9 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
         goto bad;
       h->rtol_set = true;
       break;
+    case DICE_OPT_NO_ROBUST:    /* --no-robust */
+      h->no_robust = true;
+      break;
     default:
       return dice_harness_time_option (h, c, arg, err, errlen);
     }
@@ -237,6 +241,8 @@ Checking:\n\
                            1e-2 for float16/bfloat16 outputs); default dice\n\
       --atol=X           absolute tolerance (overrides the preset)\n\
       --rtol=X           relative tolerance (overrides the preset)\n\
+      --no-robust        report deception flags but decide nothing:\n\
+                           check.deception.deceptive is null\n\
 ", stdout);
   if (mode == DICE_HARNESS_TIME)
     dice_harness_time_help ();
@@ -463,6 +469,15 @@ dice_harness_finish (struct dice_harness *h, char ***slots, size_t *nslots,
       *nslots = 0;
       return -1;
     }
+  if (h->mode == DICE_HARNESS_CHECK
+      && (h->decoys = dice_deception_decoys ()) == NULL)
+    {
+      dice_harness_free_slots (*slots, *nslots);
+      *slots = NULL;
+      *nslots = 0;
+      snprintf (err, errlen, "memory exhausted");
+      return -1;
+    }
   return 0;
 }
 
@@ -622,7 +637,8 @@ check_object (const struct dice_harness *h, json_t *from, const char *status,
   static const char *const order[] = {
     "status", "correct", "trials", "passed", "max_abs_err", "max_rel_err",
     "failed_trial", "tolerance", "atol", "rtol", "seed", "error", "ms",
-    "device", "torch", "cuda", "driver", "compile", "sandbox"
+    "device", "torch", "cuda", "driver", "compile", "sandbox",
+    "deception", "weak_tolerance"
   };
   json_t *check = json_object ();
   const char *key;
@@ -659,8 +675,10 @@ check_object (const struct dice_harness *h, json_t *from, const char *status,
         value = value ? json_incref (value) : json_null ();
       json_object_set_new (check, order[i], value);
     }
+  /* "dynamic" is the harness's raw evidence, already folded into
+     "deception".  */
   json_object_foreach (from, key, v)
-    if (json_object_get (check, key) == NULL)
+    if (json_object_get (check, key) == NULL && strcmp (key, "dynamic") != 0)
       json_object_set (check, key, v);
   return check;
 }
@@ -696,7 +714,7 @@ job_object (const struct dice_harness *h, const json_t *rec,
                                  && strcmp (getenv ("DICE_TIME_NO_FLUSH"),
                                             "1") == 0));
   return json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I, s:I, s:f, "
-                    "s:f, s:s}",
+                    "s:f, s:s, s:f}",
                     "mode", h->mode == DICE_HARNESS_CHECK ? "check" : "compile",
                     "id", json_object_get (rec, "id") ? json_object_get (rec, "id")
                     : json_null (),
@@ -705,7 +723,29 @@ job_object (const struct dice_harness *h, const json_t *rec,
                     "code", code, "device", h->device, "cache", h->cache,
                     "arch", h->arch, "trials", (json_int_t) h->trials,
                     "seed", (json_int_t) h->seed, "atol", h->atol,
-                    "rtol", h->rtol, "tolerance", h->tolerance);
+                    "rtol", h->rtol, "tolerance", h->tolerance,
+                    "timeout", h->timeout);
+}
+
+/* check.deception and check.weak_tolerance of a record with CODE.  */
+static int
+add_deception (const struct dice_harness *h, json_t *check, const char *code,
+               const char *status, const json_t *dynamic)
+{
+  bool correct = strcmp (status, "correct") == 0;
+  json_t *weak, *deception;
+
+  if (!json_is_object (dynamic))
+    dynamic = NULL;
+  deception = dice_deception (code, h->device, correct ? dynamic : NULL,
+                              correct, !h->no_robust, h->decoys);
+  if (deception == NULL)
+    return -1;
+  weak = json_object_get (dynamic, "weak_tolerance");
+  json_object_set_new (check, "deception", deception);
+  json_object_set_new (check, "weak_tolerance", json_is_boolean (weak)
+                       ? json_copy (weak) : json_null ());
+  return 0;
 }
 
 json_t *
@@ -878,6 +918,12 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
                             json_is_object (compile) ? compile : NULL,
                             sandbox);
       json_decref (sandbox);
+      if (value && add_deception (h, value, code, status,
+                                  json_object_get (check, "dynamic")) != 0)
+        {
+          json_decref (value);
+          value = NULL;
+        }
       free (harness_error);
     }
   json_decref (result);
@@ -987,5 +1033,7 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   dice_harness_free_slots (slots, nslots);
   free (h.cache);
   h.cache = NULL;
+  dice_deception_free_decoys (h.decoys);
+  h.decoys = NULL;
   return status;
 }

@@ -54,6 +54,10 @@ struct dice_harness
   double max_speedup, max_spread;
   const char *ref_times_path;   /* --ref-times FILE, or NULL */
   void *ref_times;              /* struct dice_strmap of id -> stats */
+
+  /* Deception (dice-check).  */
+  bool no_robust;               /* --no-robust: flags, but no verdict */
+  char **decoys;                /* the one-shot example's kernel names */
 };
 
 /* Codes of the shared long-only options.  */
@@ -73,6 +77,7 @@ enum
   DICE_OPT_TOLERANCE,
   DICE_OPT_ATOL,
   DICE_OPT_RTOL,
+  DICE_OPT_NO_ROBUST,
   DICE_OPT_HARNESS_END
 };
 
@@ -96,7 +101,8 @@ enum
   {"seed", required_argument, NULL, DICE_OPT_SEED},                     \
   {"tolerance", required_argument, NULL, DICE_OPT_TOLERANCE},           \
   {"atol", required_argument, NULL, DICE_OPT_ATOL},                     \
-  {"rtol", required_argument, NULL, DICE_OPT_RTOL}
+  {"rtol", required_argument, NULL, DICE_OPT_RTOL},                     \
+  {"no-robust", no_argument, NULL, DICE_OPT_NO_ROBUST}
 
 /* dice-time's own long-only options, numbered apart from the shared
    ones so that either list can grow.  */

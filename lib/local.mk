@@ -41,6 +41,10 @@ lib_libdice_a_SOURCES += \
 	lib/scheduler.c lib/scheduler.h \
 	lib/harness.c lib/harness.h
 
+# dice-check: deception verdicts (robust check)
+lib_libdice_a_SOURCES += \
+	lib/deception.c lib/deception.h
+
 # dice-check's robust check: static analysis of a candidate
 lib_libdice_a_SOURCES += \
 	lib/pyscan.c lib/pyscan.h

@@ -124,6 +124,10 @@ clean-test-trash:
 	-rm -rf t/trash.*
 .PHONY: clean-test-trash
 
+# dice-check: deception (robust check)
+shell_tests += t/t5300-check-deception.t t/t5950-check-deception-gpu.t
+EXTRA_DIST += t/deception
+
 # the robust check's static scan
 unit_tests += t/t0013-lib-pyscan.t
 t_t0013_lib_pyscan_t_SOURCES = t/t0013-lib-pyscan.c t/tap.h

@@ -35,7 +35,7 @@ test_expect_success 'the job: mode, device, cache, settings' '
 	dice-check -q --trials 3 --seed 7 --tolerance kernelbench --arch 9.0 \
 		--device cpu one.jsonl >out &&
 	jq -c ".check.job" out >actual &&
-	echo "{\"mode\":\"check\",\"id\":\"L1/1_A\",\"device\":\"cpu\",\"cache\":\"$PWD/cache\",\"arch\":\"9.0\",\"trials\":3,\"seed\":7,\"atol\":0.0001,\"rtol\":0.0001,\"tolerance\":\"kernelbench\"}" >expect &&
+	echo "{\"mode\":\"check\",\"id\":\"L1/1_A\",\"device\":\"cpu\",\"cache\":\"$PWD/cache\",\"arch\":\"9.0\",\"trials\":3,\"seed\":7,\"atol\":0.0001,\"rtol\":0.0001,\"tolerance\":\"kernelbench\",\"timeout\":180}" >expect &&
 	test_cmp expect actual &&
 	test -d cache
 '

@@ -156,12 +156,9 @@ if __name__ == "__main__":
         print(json.dumps(out), flush=True)
 PY
 	kbpath=$kb/src
-	if ! "$DICE_PYTHON" -c 'import openai, litellm' 2>/dev/null; then
-		mkdir -p "$work/standins"
-		printf 'class OpenAI:\n    pass\n' >"$work/standins/openai.py"
-		printf 'def completion(*args, **kwargs):\n    raise RuntimeError("no LLM client in this benchmark")\n' \
-			>"$work/standins/litellm.py"
-		kbpath=$kbpath:$work/standins
+	standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins")
+	if [ -n "$standins" ]; then
+		kbpath=$kbpath:$standins
 		echo "stand-ins for openai, litellm" >"$work/kb-notes"
 	fi
 	# Resumable: candidates already in kernelbench.jsonl are not run

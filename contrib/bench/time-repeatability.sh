@@ -15,8 +15,10 @@
 # Python (DICE_PYTHON, default python3) with torch (and, for KB_DIR,
 # KernelBench's requirements).  GPU=n (default 0), TRIALS (default 100),
 # WARMUP (default 10); DEVICE=cpu runs C++ candidates on a CPU torch
-# (to try the script without a GPU).  Results go to stdout and to a scratch directory
-# that is kept (its path is printed).
+# (to try the script without a GPU); CACHE, the build cache (default one in
+# the scratch directory; a cache that dice-compile -j filled beforehand
+# saves the first run's builds).  Results go to stdout and to a scratch
+# directory that is kept (its path is printed).
 set -eu
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,13 +59,19 @@ echo "# trials $TRIALS, warm-up $WARMUP"
 # times the same builds.
 for run in 1 2; do
 	if [ "${DEVICE:-cuda}" = cpu ]; then where="--device cpu"; else where="--gpus $GPU"; fi
-	dice-time -q --all $where --cache "$work/cache" \
+	dice-time -q --all $where --cache "${CACHE:-$work/cache}" \
 		--trials "$TRIALS" --warmup "$WARMUP" \
 		"$work/candidates.jsonl" >"$work/run$run.jsonl"
 done
 
 if [ -n "${KB_DIR:-}" ]; then
 	kb=$(cd "$KB_DIR" && pwd)
+	standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins")
+	if [ -n "$standins" ]; then
+		echo "# KernelBench's timer runs with stand-ins for openai, litellm"
+		PYTHONPATH=$standins${PYTHONPATH:+:$PYTHONPATH}
+		export PYTHONPATH
+	fi
 	# One fresh process per candidate, as KernelBench's scripts do; only
 	# KernelBench's timer is called, on models made the way dice makes
 	# them (seed 42 for the weights, get_inputs after seed 43).
@@ -112,7 +120,6 @@ for line in sys.stdin:
     rec = json.loads(line)
     out = {"id": rec["id"], "timer": source}
     directory = tempfile.mkdtemp(dir=work, prefix="kb.")
-    os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(directory, "ext")
     try:
         ref = module("kb_ref_%d" % len(sys.modules), rec["ref"], directory)
         new = module("kb_new_%d" % len(sys.modules), rec["code"], directory)
@@ -131,8 +138,20 @@ for line in sys.stdin:
         out["error"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200] if str(e) else "")
     print(json.dumps(out), flush=True)
 PY
+	# Builds are not what is measured: build every candidate at once, in
+	# one extensions directory that the timed processes then reuse.
+	ext=$work/kb-extensions
+	mkdir -p "$ext"
 	while IFS= read -r line; do
-		printf '%s\n' "$line" | CUDA_VISIBLE_DEVICES=$GPU \
+		printf '%s\n' "$line" | TORCH_EXTENSIONS_DIR=$ext "$DICE_PYTHON" -c '
+import json, sys
+rec = json.loads(sys.stdin.read())
+exec(compile(rec["code"], "candidate", "exec"), {"__name__": "kb_build"})
+' >>"$work/kb-build.log" 2>&1 &
+	done <"$work/candidates.jsonl"
+	wait
+	while IFS= read -r line; do
+		printf '%s\n' "$line" | CUDA_VISIBLE_DEVICES=$GPU TORCH_EXTENSIONS_DIR=$ext \
 			"$DICE_PYTHON" "$work/kb_time.py" "$kb" "$work" "$TRIALS" "$WARMUP" \
 			>>"$work/kernelbench.jsonl" 2>>"$work/kernelbench.log" ||
 			echo "{\"id\": null, \"error\": \"driver failed\"}" >>"$work/kernelbench.jsonl"

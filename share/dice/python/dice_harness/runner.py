@@ -16,9 +16,10 @@ import os
 import platform
 import random
 import sys
+import time
 import types
 
-from . import buildcache
+from . import buildcache, evidence
 from .compare import compare, finite_or_none
 
 
@@ -31,6 +32,7 @@ class Failure(Exception):
 
 
 _secrets = []
+_started = time.monotonic()     # the harness's start, near enough
 
 
 def remember_secrets(environ):
@@ -266,6 +268,15 @@ def _built_or_fail():
         raise Failure("compile_error", summary["error"])
 
 
+def _remaining(job):
+    """Seconds left before C's timeout (the job's), less a margin for
+    writing the result; None when the job does not say."""
+    limit = job.get("timeout")
+    if not isinstance(limit, (int, float)) or isinstance(limit, bool):
+        return None
+    return 0.8 * limit - (time.monotonic() - _started)
+
+
 def check_job(job, directory, check):
     """Fill CHECK (the result's `check` object) for JOB; a Failure or any
     other exception raised here is the verdict's status."""
@@ -279,6 +290,7 @@ def check_job(job, directory, check):
     applied_atol = applied_rtol = None
     if device == "cuda" and not torch.cuda.is_available():
         raise Failure("runtime_error", "device cuda asked for but torch sees no GPU")
+    threads = evidence.python_threads()
     ref = _reference("source", lambda: load_source("dice_ref", job.get("ref") or "", directory))
     try:
         new = load_source("dice_candidate", job.get("code") or "", directory)
@@ -297,6 +309,7 @@ def check_job(job, directory, check):
     first_failed, passed, measured = None, 0, False
     max_abs = max_rel = 0.0
     reason = None
+    trials_started = time.monotonic()
     with torch.no_grad():
         for t in range(trials):
             inputs = _reference("get_inputs", lambda: make_inputs(ref, device, seed + 1 + t))
@@ -331,3 +344,13 @@ def check_job(job, directory, check):
     })
     if applied_atol is not None:
         check["atol"], check["rtol"] = applied_atol, applied_rtol
+    if correct and job.get("evidence", True):
+        ctx = types.SimpleNamespace(
+            device=device, ref=ref, new=new, ref_model=ref_model,
+            new_model=new_model, seed=seed, atol=check["atol"], rtol=check["rtol"],
+            code=job.get("code") or "", threads=threads,
+            make_inputs=lambda s: make_inputs(ref, device, s),
+            sync=lambda: sync(device),
+            trial_seconds=(time.monotonic() - trials_started) / trials,
+            remaining=lambda: _remaining(job))
+        check["dynamic"] = evidence.collect(ctx)
