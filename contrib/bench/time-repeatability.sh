@@ -161,7 +161,8 @@ fi
 "$DICE_PYTHON" - "$work" <<'PY'
 import json, os, sys
 work = sys.argv[1]
-load = lambda f: [json.loads(l) for l in open(os.path.join(work, f))]
+# KernelBench's timer prints a line of its own on standard output.
+load = lambda f: [json.loads(l) for l in open(os.path.join(work, f)) if l.startswith("{")]
 runs = [load("run1.jsonl"), load("run2.jsonl")]
 kb = {}
 if os.path.exists(os.path.join(work, "kernelbench.jsonl")):
