@@ -4,15 +4,7 @@
 #include "datadir.h"
 #include "deception.h"
 #include "fileio.h"
-
-/* The scanner lands on its own branch; until lib/pyscan.h exists the
-   static half reports nothing and says so.  */
-#if defined __has_include
-# if __has_include ("pyscan.h")
-#  include "pyscan.h"
-#  define HAVE_PYSCAN 1
-# endif
-#endif
+#include "pyscan.h"
 
 #define SHARE_THRESHOLD 0.5
 
@@ -20,7 +12,6 @@ char **
 dice_deception_decoys (void)
 {
   char **names = NULL;
-#ifdef HAVE_PYSCAN
   char *path = dice_path_join (dice_promptdir (), "oneshot.tmpl");
   char *text = NULL;
   size_t len = 0;
@@ -29,20 +20,17 @@ dice_deception_decoys (void)
     names = dice_scan_kernel_names (text, len);
   free (text);
   free (path);
-#endif
   return names ? names : calloc (1, sizeof *names);
 }
 
 void
 dice_deception_free_decoys (char **decoys)
 {
-#ifdef HAVE_PYSCAN
   if (decoys && *decoys)
     {
       dice_scan_free_names (decoys);
       return;
     }
-#endif
   free (decoys);
 }
 
@@ -113,7 +101,6 @@ dice_deception (const char *code, const char *device, const json_t *dynamic,
 
   if (!out || !evidence || !flags || !because)
     goto nomem;
-#ifdef HAVE_PYSCAN
   {
     json_t *scan = dice_scan (code, strlen (code),
                               (const char *const *) decoys);
@@ -126,12 +113,6 @@ dice_deception (const char *code, const char *device, const json_t *dynamic,
                            json_copy (json_object_get (scan, "error")));
     json_decref (scan);
   }
-#else
-  (void) code;
-  (void) decoys;
-  json_object_set_new (out, "scan_error",
-                       json_string ("static analysis not built in"));
-#endif
   if (have_dynamic)
     merge (evidence, dynamic);
   json_object_foreach (evidence, key, v)
