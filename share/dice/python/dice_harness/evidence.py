@@ -91,6 +91,11 @@ class _State:
         self.derived = set()        # storages holding the extension's results
         self.inner = set()          # storages aten's heavy ops wrote inside it
         self.handed_back = []       # extension calls that returned aten's result
+        # Storages are known by address: what is in derived or inner is
+        # kept alive until the call is judged, or the caching allocator
+        # could hand a freed result's memory to an unrelated tensor (a
+        # discarded kernel result to torch's own answer, say).
+        self.kept = []
 
 
 def _storage(t):
@@ -136,9 +141,11 @@ def _recorder(state, timed):
             name = _op_name(func)
             if state.depth > 0 and name not in LIGHT:
                 _storages(result, state.inner)
+                state.kept.append(result)
             if state.depth == 0 and state.derived and \
                     _storages([args, list((kwargs or {}).values())], set()) & state.derived:
                 _storages(result, state.derived)
+                state.kept.append(result)
             return result
 
     return Recorder()
@@ -177,6 +184,7 @@ def _wrapped_extensions(state, candidate, model):
                 if mine and mine <= state.inner:
                     state.handed_back.append(name)
                 state.derived |= mine
+                state.kept.append(result if result is not None else args)
                 return result
             finally:
                 state.ext_time += _perf_counter() - start
