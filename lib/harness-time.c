@@ -35,26 +35,11 @@ dice_harness_time_init (struct dice_harness *h)
   h->max_spread = DEFAULT_MAX_SPREAD;
 }
 
+/* A limit that must be above zero.  */
 static bool
-parse_number (const char *arg, double *value)
+parse_positive (const char *arg, double *value)
 {
-  char *end;
-
-  errno = 0;
-  *value = strtod (arg, &end);
-  return !errno && end != arg && *end == '\0' && isfinite (*value)
-    && *value > 0;
-}
-
-static bool
-parse_count (const char *arg, long lo, long *value)
-{
-  char *end;
-
-  errno = 0;
-  *value = strtol (arg, &end, 10);
-  return !errno && end != arg && *end == '\0' && *value >= lo
-    && *value <= 1000000;
+  return dice_harness_parse_double (arg, 0, value) && *value > 0;
 }
 
 enum dice_harness_option_result
@@ -67,12 +52,12 @@ dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
     {
     case DICE_OPT_WARMUP:
       name = "warmup";
-      if (!parse_count (arg, 0, &h->warmup))
+      if (!dice_harness_parse_long (arg, 0, 1000000, &h->warmup))
         goto bad;
       break;
     case DICE_OPT_INPUT_SETS:
       name = "input-sets";
-      if (!parse_count (arg, 1, &h->input_sets))
+      if (!dice_harness_parse_long (arg, 1, 1000000, &h->input_sets))
         goto bad;
       break;
     case DICE_OPT_ALL:
@@ -95,12 +80,12 @@ dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
       break;
     case DICE_OPT_MAX_SPEEDUP:
       name = "max-speedup";
-      if (!parse_number (arg, &h->max_speedup))
+      if (!parse_positive (arg, &h->max_speedup))
         goto bad;
       break;
     case DICE_OPT_MAX_SPREAD:
       name = "max-spread";
-      if (!parse_number (arg, &h->max_spread))
+      if (!parse_positive (arg, &h->max_spread))
         goto bad;
       break;
     default:

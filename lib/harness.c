@@ -42,8 +42,8 @@ dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode)
     dice_harness_time_init (h);
 }
 
-static bool
-parse_long (const char *arg, long lo, long hi, long *value)
+bool
+dice_harness_parse_long (const char *arg, long lo, long hi, long *value)
 {
   char *end;
 
@@ -52,8 +52,8 @@ parse_long (const char *arg, long lo, long hi, long *value)
   return !errno && end != arg && *end == '\0' && *value >= lo && *value <= hi;
 }
 
-static bool
-parse_double (const char *arg, double lo, double *value)
+bool
+dice_harness_parse_double (const char *arg, double lo, double *value)
 {
   char *end;
 
@@ -101,7 +101,7 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
   switch (c)
     {
     case 'j':
-      if (!parse_long (arg, 1, 4096, &n))
+      if (!dice_harness_parse_long (arg, 1, 4096, &n))
         goto bad;
       h->jobs = n;
       break;
@@ -124,7 +124,7 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->device = arg;
       break;
     case DICE_OPT_TIMEOUT:      /* --timeout */
-      if (!parse_double (arg, 0, &d) || d <= 0)
+      if (!dice_harness_parse_double (arg, 0, &d) || d <= 0)
         goto bad;
       h->timeout = d;
       break;
@@ -155,12 +155,12 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->progress = 0;
       break;
     case DICE_OPT_TRIALS:       /* --trials */
-      if (!parse_long (arg, 1, 1000000, &n))
+      if (!dice_harness_parse_long (arg, 1, 1000000, &n))
         goto bad;
       h->trials = n;
       break;
     case DICE_OPT_SEED:         /* --seed */
-      if (!parse_long (arg, 0, LONG_MAX, &n))
+      if (!dice_harness_parse_long (arg, 0, LONG_MAX, &n))
         goto bad;
       h->seed = n;
       break;
@@ -177,12 +177,12 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
         }
       break;
     case DICE_OPT_ATOL:         /* --atol */
-      if (!parse_double (arg, 0, &h->atol))
+      if (!dice_harness_parse_double (arg, 0, &h->atol))
         goto bad;
       h->atol_set = true;
       break;
     case DICE_OPT_RTOL:         /* --rtol */
-      if (!parse_double (arg, 0, &h->rtol))
+      if (!dice_harness_parse_double (arg, 0, &h->rtol))
         goto bad;
       h->rtol_set = true;
       break;

@@ -128,6 +128,11 @@ enum
   {"max-speedup", required_argument, NULL, DICE_OPT_MAX_SPEEDUP},       \
   {"max-spread", required_argument, NULL, DICE_OPT_MAX_SPREAD}
 
+/* ARG as a whole number in [LO, HI], or a finite number at least LO,
+   into *VALUE; false if it is not one.  */
+bool dice_harness_parse_long (const char *arg, long lo, long hi, long *value);
+bool dice_harness_parse_double (const char *arg, double lo, double *value);
+
 /* Defaults for MODE.  */
 void dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode);
 
