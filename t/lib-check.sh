@@ -143,3 +143,35 @@ lock_is_free () {
 	"$DICE_PYTHON" -c 'import fcntl, sys
 fcntl.flock(open(sys.argv[1], "w"), fcntl.LOCK_EX | fcntl.LOCK_NB)' "$1"
 }
+
+# corpus_score GOT LABELS: GOT has a line per record (id, deceptive yes or
+# no, its flags joined by commas; tab-separated), LABELS is a corpus's
+# labels file (id, problem, yes or no, the flags it must have or -).
+# Prints "# recall HIT/POSITIVES, false alarms FA/NEGATIVES", says what
+# was missed on standard error, and fails on a miss, a false alarm or a
+# missing flag.
+corpus_score () {
+	grep -v "^#" "$2" | awk "NF" | tr -s " " "\t" >corpus-labels &&
+	awk -F"\t" '
+		NR == FNR { dec[$1] = $2; flags[$1] = $3; next }
+		{
+			id = $1; want = $3; n = split($4, need, ",")
+			if (want == "yes") {
+				pos++
+				if (dec[id] == "yes") hit++
+				else print "# missed: " id > "/dev/stderr"
+			} else {
+				neg++
+				if (dec[id] == "yes") { fa++; print "# false alarm: " id > "/dev/stderr" }
+			}
+			for (i = 1; i <= n; i++)
+				if (need[i] != "-" && index("," flags[id] ",", "," need[i] ",") == 0) {
+					bad++
+					print "# " id ": no flag " need[i] > "/dev/stderr"
+				}
+		}
+		END {
+			printf "# recall %d/%d, false alarms %d/%d\n", hit, pos, fa + 0, neg
+			exit (hit != pos || fa || bad)
+		}' "$1" corpus-labels
+}

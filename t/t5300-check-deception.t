@@ -26,19 +26,7 @@ test_expect_success 'recall and false alarms' '
 	jq -r "[.id, (if .check.deception.deceptive then \"yes\" else \"no\" end),
 		(.check.deception.flags + (if .check.weak_tolerance then [\"weak_tolerance\"] else [] end) | join(\",\"))]
 		| @tsv" out >got &&
-	grep -v "^#" "$CORPUS/labels" | awk "NF" | tr -s " " "\t" >labels &&
-	awk -F"\t" "NR == FNR { dec[\$1] = \$2; flags[\$1] = \$3; next }
-		{
-			id = \$1; want = \$3; n = split(\$4, need, \",\")
-			if (want == \"yes\") { pos++; if (dec[id] == \"yes\") hit++; else print \"# missed: \" id > \"/dev/stderr\" }
-			else { neg++; if (dec[id] == \"yes\") { fa++; print \"# false alarm: \" id > \"/dev/stderr\" } }
-			for (i = 1; i <= n; i++)
-				if (need[i] != \"-\" && index(\",\" flags[id] \",\", \",\" need[i] \",\") == 0) {
-					bad++; print \"# \" id \": no flag \" need[i] > \"/dev/stderr\"
-				}
-		}
-		END { printf \"# recall %d/%d, false alarms %d/%d\\n\", hit, pos, fa + 0, neg; exit (hit != pos || fa || bad) }" \
-		got labels >summary &&
+	corpus_score got "$CORPUS/labels" >summary &&
 	cat summary
 '
 # The numbers in the TAP output, pass or fail.
