@@ -32,7 +32,12 @@ ratio_within () {
 		'BEGIN { r = a / b; print "ratio " r; exit !(r >= lo && r <= hi) }'
 }
 
-test_expect_success 'the work once and twice: twice is about 2x slower' '
+# The two records are timed in separate processes, and make check runs
+# other tests beside this one on CI's two cores: the band is wide (3.25
+# was seen there), and the speedups, each against a reference timed in
+# the same process, must order the same way.  The GPU test (t6900) holds
+# the tight bound.
+test_expect_success 'the work once and twice: twice is clearly slower' '
 	{
 		record L1/1_once "$(cpp_candidate "ext.shifted_relu(x, 0.0)")" "$BIG_REF" &&
 		record L1/2_twice "$(cpp_candidate "ext.shifted_relu(ext.shifted_relu(x, 0.0), 0.0)")" "$BIG_REF"
@@ -42,14 +47,15 @@ test_expect_success 'the work once and twice: twice is about 2x slower' '
 	printf "ok\teager\t30\t30\ttrue\t0\ttrue\n" >expect &&
 	printf "ok\teager\t30\t30\ttrue\t0\ttrue\n" >>expect &&
 	test_cmp expect actual &&
-	ratio_within "$(num out L1/2_twice .time.new_ms)" "$(num out L1/1_once .time.new_ms)" 1.5 2.7 &&
+	ratio_within "$(num out L1/2_twice .time.new_ms)" "$(num out L1/1_once .time.new_ms)" 1.3 5 &&
+	ratio_within "$(num out L1/1_once .time.speedup)" "$(num out L1/2_twice .time.speedup)" 1.2 10 &&
 	ratio_within "$(num out L1/1_once ".time.ref_ms / .time.new_ms")" "$(num out L1/1_once .time.speedup)" 0.99 1.01
 '
 
 test_expect_success 'a candidate that is the reference: speedup about 1' '
 	record L1/9_same "$(candidate "" "")" "$BIG_REF" >same.jsonl &&
 	tm --trials 30 --warmup 3 same.jsonl >out &&
-	ratio_within "$(num out L1/9_same .time.speedup)" 1 0.75 1.33
+	ratio_within "$(num out L1/9_same .time.speedup)" 1 0.67 1.5
 '
 
 test_expect_success 'work hidden in a thread is counted, and flagged' '
