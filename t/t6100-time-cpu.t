@@ -33,10 +33,10 @@ ratio_within () {
 }
 
 # The two records are timed in separate processes, and make check runs
-# other tests beside this one on CI's two cores: the band is wide (3.25
-# was seen there), and the speedups, each against a reference timed in
-# the same process, must order the same way.  The GPU test (t6900) holds
-# the tight bound.
+# other tests beside this one on CI's two cores: the band is wide (1.66
+# and 3.25 were seen there).  Their speedups are no guide on a CPU: the
+# candidate's allocations slow the reference timed beside it (speedup
+# once/twice 0.46 was seen).  The GPU test (t6900) holds the tight bound.
 test_expect_success 'the work once and twice: twice is clearly slower' '
 	{
 		record L1/1_once "$(cpp_candidate "ext.shifted_relu(x, 0.0)")" "$BIG_REF" &&
@@ -48,7 +48,6 @@ test_expect_success 'the work once and twice: twice is clearly slower' '
 	printf "ok\teager\t30\t30\ttrue\t0\ttrue\n" >>expect &&
 	test_cmp expect actual &&
 	ratio_within "$(num out L1/2_twice .time.new_ms)" "$(num out L1/1_once .time.new_ms)" 1.3 5 &&
-	ratio_within "$(num out L1/1_once .time.speedup)" "$(num out L1/2_twice .time.speedup)" 1.2 10 &&
 	ratio_within "$(num out L1/1_once ".time.ref_ms / .time.new_ms")" "$(num out L1/1_once .time.speedup)" 0.99 1.01
 '
 
