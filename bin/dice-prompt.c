@@ -18,6 +18,7 @@
 #include "record.h"
 #include "sha256.h"
 #include "template.h"
+#include "xalloc.h"
 
 enum
 {
@@ -128,30 +129,7 @@ static struct dice_template template;
 static int exit_status = DICE_EXIT_OK;
 static unsigned long unprompted_records;
 
-static void *
-xrealloc (void *p, size_t n)
-{
-  p = realloc (p, n);
-  if (p == NULL && n)
-    {
-      dice_error ("memory exhausted");
-      exit (DICE_EXIT_TROUBLE);
-    }
-  return p;
-}
 
-static char *
-xstrdup (const char *s)
-{
-  char *copy = strdup (s);
-
-  if (copy == NULL)
-    {
-      dice_error ("memory exhausted");
-      exit (DICE_EXIT_TROUBLE);
-    }
-  return copy;
-}
 
 static void
 write_record (const json_t *rec)

@@ -25,6 +25,7 @@
 #include "proc.h"
 #include "progname.h"
 #include "record.h"
+#include "xalloc.h"
 
 enum
 {
@@ -254,31 +255,8 @@ static int resume_fd = -1;
 static int exit_status = DICE_EXIT_OK;
 static double last_progress;
 
-static void
-die_memory (void)
-{
-  dice_error ("memory exhausted");
-  exit (DICE_EXIT_TROUBLE);
-}
 
-static void *
-xrealloc (void *p, size_t n)
-{
-  p = realloc (p, n);
-  if (p == NULL && n)
-    die_memory ();
-  return p;
-}
 
-static char *
-xstrdup (const char *str)
-{
-  char *copy = strdup (str);
-
-  if (copy == NULL)
-    die_memory ();
-  return copy;
-}
 
 /* A copy of TEXT (LEN bytes) with every occurrence of the API key
    replaced, so a server that echoes the request cannot make it appear in
@@ -347,7 +325,7 @@ write_record (const json_t *rec)
       FILE *mem = open_memstream (&buf, &len);
 
       if (mem == NULL || dice_jsonl_write (mem, rec) != 0 || fclose (mem))
-        die_memory ();
+        dice_die_memory ();
       while (off < len)
         {
           ssize_t n = write (resume_fd, buf + off, len - off);
@@ -381,7 +359,7 @@ emit (struct slot *sl)
   if (rec == NULL
       || dice_record_set (rec, "sample", sl->sample) != 0
       || dice_record_set (rec, "code", sl->code) != 0)
-    die_memory ();
+    dice_die_memory ();
   sl->sample = sl->code = NULL;
   write_record (rec);
   json_decref (rec);
@@ -423,7 +401,7 @@ complete (struct slot *sl, const char *model, const char *text,
   json_t *text_value = clean ? json_stringn (clean, text_len) : json_null ();
 
   if (sample == NULL)
-    die_memory ();
+    dice_die_memory ();
   if (text_value == NULL)
     {
       /* Not UTF-8: keep nothing rather than a corrupted text.  */
@@ -572,7 +550,7 @@ open_resume (void)
 
   resumed = json_object ();
   if (resumed == NULL)
-    die_memory ();
+    dice_die_memory ();
   if (dice_read_file (s.resume, &data, &len) != 0)
     {
       if (errno != ENOENT)
@@ -714,7 +692,7 @@ request_body (const char *prompt, long n, long long seed)
   text = json_dumps (body, JSON_COMPACT | JSON_REAL_PRECISION (17));
   json_decref (body);
   if (text == NULL)
-    die_memory ();
+    dice_die_memory ();
   return text;
 }
 
@@ -776,7 +754,7 @@ parse_answer (struct http_job *job)
   json_t *choice;
 
   if (seen == NULL)
-    die_memory ();
+    dice_die_memory ();
   if (model == NULL)
     model = s.model;
   if (!json_is_object (body) || !json_is_array (choices))
@@ -870,7 +848,7 @@ queue_more (void)
       job->req.body_len = strlen (job->body);
       job->req.data = job;
       if (dice_http_add (http.client, &job->req) != 0)
-        die_memory ();
+        dice_die_memory ();
       http.pending++;
       http.next_slot = j;
     }
@@ -961,7 +939,7 @@ run_http (void)
   int rc;
 
   if (h == NULL)
-    die_memory ();
+    dice_die_memory ();
   endpoint = make_endpoint (s.api);
   http.client = h;
   http.jobs = xrealloc (NULL, (nslots ? nslots : 1) * sizeof *http.jobs);
@@ -997,7 +975,7 @@ child_env (const char *const *add)
   char **env = dice_proc_env (secrets, add);
 
   if (env == NULL)
-    die_memory ();
+    dice_die_memory ();
   return env;
 }
 
@@ -1102,7 +1080,7 @@ run_exec (void)
   long busy = 0;
 
   if (runs == NULL || fds == NULL || first == NULL || count == NULL)
-    die_memory ();
+    dice_die_memory ();
   sigaction (SIGPIPE, &ignore, NULL);
   while (next < nslots || busy > 0)
     {
@@ -1139,7 +1117,7 @@ run_exec (void)
                                           count[i]);
 
             if (rc < 0)
-              die_memory ();
+              dice_die_memory ();
             if (rc > 0)
               {
                 exec_finish (&runs[i]);
@@ -1270,7 +1248,7 @@ local_jobs (struct local *L, size_t *len)
   FILE *mem = open_memstream (&text, len);
 
   if (mem == NULL)
-    die_memory ();
+    dice_die_memory ();
   L->jobs = xrealloc (NULL, (nslots ? nslots : 1) * sizeof *L->jobs);
   for (size_t i = 0; i < nslots;)
     {
@@ -1296,13 +1274,13 @@ local_jobs (struct local *L, size_t *len)
                        "unmasking", s.unmasking, "threshold", s.threshold,
                        "stop", stop_list ());
       if (job == NULL || dice_jsonl_write (mem, job) != 0)
-        die_memory ();
+        dice_die_memory ();
       json_decref (job);
       L->njobs++;
       i = j;
     }
   if (fclose (mem) != 0)
-    die_memory ();
+    dice_die_memory ();
   return text;
 }
 
@@ -1534,7 +1512,7 @@ load_replay (void)
           snprintf (key, sizeof key, "%ld/%ld", level, problem);
           path = dice_path_join (s.replay, de->d_name);
           if (path == NULL)
-            die_memory ();
+            dice_die_memory ();
           save (key, sample, json_string (path));
           free (path);
           found++;

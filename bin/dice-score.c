@@ -17,6 +17,7 @@
 #include "record.h"
 #include "stats.h"
 #include "strmap.h"
+#include "xalloc.h"
 
 enum
 {
@@ -231,43 +232,8 @@ static struct dice_strmap problem_map;
 static struct problem **problems;
 static size_t nproblems, problems_cap;
 
-static void *
-xrealloc (void *p, size_t n)
-{
-  p = realloc (p, n);
-  if (p == NULL && n)
-    {
-      dice_error ("memory exhausted");
-      exit (DICE_EXIT_TROUBLE);
-    }
-  return p;
-}
 
-static void *
-xcalloc (size_t n, size_t size)
-{
-  void *p = calloc (n, size);
 
-  if (p == NULL)
-    {
-      dice_error ("memory exhausted");
-      exit (DICE_EXIT_TROUBLE);
-    }
-  return p;
-}
-
-static char *
-xstrdup (const char *s)
-{
-  char *copy = strdup (s);
-
-  if (copy == NULL)
-    {
-      dice_error ("memory exhausted");
-      exit (DICE_EXIT_TROUBLE);
-    }
-  return copy;
-}
 
 /* A formatted string the caller frees.  */
 static char *xasprintf (const char *fmt, ...) DICE_PRINTF (1, 2);
@@ -756,7 +722,7 @@ read_input (const char *path)
   while ((got = dice_jsonl_read_line (&in, &line, &len)) != 0)
     {
       struct field fields[NFIELDS];
-      struct facts f;
+      struct facts f = { 0 };
       json_t *rec = NULL;
       char err[256];
       size_t offset = 0;
