@@ -136,12 +136,17 @@ test_expect_success 'the key never appears, even when the server echoes it' '
 	cat >echo.jsonl <<-\EOF &&
 	{"id":"L1/1_A","prompt":{"text":"fake-mode=echo-auth"}}
 	{"id":"L1/2_B","prompt":{"text":"fake-mode=error-echo"}}
-	{"id":"L1/3_C","prompt":{"text":"fake-mode=401"}}
 	EOF
-	test_expect_code 2 env DICE_API_KEY=$key dice-sample --api "$url" \
+	echo "{\"id\":\"L1/3_C\",\"prompt\":{\"text\":\"fake-mode=401\"}}" \
+		>refused.jsonl &&
+	# Apart, because a 401 stops the run: records still in flight with
+	# it would be cut short, and the echoes must have been written.
+	test_expect_code 1 env DICE_API_KEY=$key dice-sample --api "$url" \
 		--model tiny --progress <echo.jsonl >out 2>err &&
+	test_expect_code 2 env DICE_API_KEY=$key dice-sample --api "$url" \
+		--model tiny --progress <refused.jsonl >>out 2>>err &&
 	! grep -F "$key" out err &&
-	grep -F "[redacted]" out &&
+	test $(grep -c -F "[redacted]" out) = 2 &&
 	grep -F "[redacted]" err
 '
 
