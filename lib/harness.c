@@ -7,7 +7,9 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -748,15 +750,83 @@ add_deception (const struct dice_harness *h, json_t *check, const char *code,
   return 0;
 }
 
+/* The builder: a harness process of its own, in a sandbox of its own,
+   that compiles what the candidate asks for over a socket and never runs
+   candidate code.  It alone may write the build cache, so a candidate
+   cannot plant a build that another candidate would load (dice-check(1),
+   BUILDS).  */
+struct builder
+{
+  struct dice_sandbox sb;
+  pthread_t thread;
+  int channel[2];               /* the builder's end, the candidate's */
+};
+
+static void *
+builder_main (void *sb)
+{
+  dice_sandbox_run (sb);
+  return NULL;
+}
+
+/* Start B, running ARGV, for the job INPUT; 0, or -1 with errno set.  */
+static int
+builder_start (struct builder *b, const struct dice_harness *h,
+               char *const *argv, char *const *env, const char *input,
+               char *const *writable, unsigned long long memory)
+{
+  int err;
+
+  memset (b, 0, sizeof *b);
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b->channel) != 0)
+    return -1;
+  b->sb.argv = argv;
+  b->sb.extra_env = env;
+  b->sb.input = input;
+  b->sb.input_len = strlen (input);
+  b->sb.timeout = h->timeout;
+  b->sb.memory = memory;
+  b->sb.file_size = FILE_SIZE_LIMIT;
+  b->sb.isolate = h->isolate;
+  b->sb.writable = writable;
+  b->sb.channel = &b->channel[0];
+  err = pthread_create (&b->thread, NULL, builder_main, &b->sb);
+  if (err != 0)
+    {
+      close (b->channel[0]);
+      close (b->channel[1]);
+      errno = err;
+      return -1;
+    }
+  return 0;
+}
+
+/* Once the candidate has ended: the builder reads the end of its
+   requests (shutdown reaches every copy of the candidate's end, wherever
+   one leaked to), stops, and is waited for.  */
+static void
+builder_stop (struct builder *b)
+{
+  shutdown (b->channel[1], SHUT_RDWR);
+  pthread_join (b->thread, NULL);
+  close (b->channel[0]);
+  close (b->channel[1]);
+  dice_sandbox_free (&b->sb);
+}
+
 json_t *
 dice_harness_run (const struct dice_harness *h, const json_t *rec,
                   const char *gpu)
 {
   const char *code = json_string_value (json_object_get (rec, "code"));
   char *argv[] = { (char *) dice_python (), "-m", "dice_harness", NULL };
-  char pythonpath[PATH_MAX + 64], visible[64], jobs[64];
+  char *builder_argv[] = {
+    (char *) dice_python (), "-m", "dice_harness", "--builder", NULL
+  };
+  char pythonpath[PATH_MAX + 64], visible[64], jobs[64], build_fd[32];
   char *extra[8];
   char *writable[2] = { h->cache, NULL };
+  struct builder builder;
   size_t nextra = 0;
   const char *old_pythonpath = getenv ("PYTHONPATH");
   struct dice_sandbox sb;
@@ -800,6 +870,9 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
       snprintf (jobs, sizeof jobs, "MAX_JOBS=%ld", h->build_jobs);
       extra[nextra++] = jobs;
     }
+  snprintf (build_fd, sizeof build_fd, "DICE_BUILD_FD=%d",
+            DICE_SANDBOX_CHANNEL_FD);
+  extra[nextra++] = build_fd;
   extra[nextra] = NULL;
 
   job = job_object (h, rec, code);
@@ -814,9 +887,20 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
   sb.timeout = h->timeout;
   sb.file_size = FILE_SIZE_LIMIT;
   sb.isolate = h->isolate;
-  sb.writable = writable;
   sb.keep_dir = h->keep_temp;
-  dice_sandbox_run (&sb);
+  if (builder_start (&builder, h, builder_argv, extra, input, writable,
+                     sb.memory) == 0)
+    {
+      sb.channel = &builder.channel[1];
+      dice_sandbox_run (&sb);
+      builder_stop (&builder);
+    }
+  else
+    {
+      sb.end = DICE_SANDBOX_NOT_STARTED;
+      snprintf (sb.error, sizeof sb.error, "cannot start the builder: %s",
+                strerror (errno));
+    }
   free (input);
 
   /* A result counts whenever one arrived, even if the process then died:

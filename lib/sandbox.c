@@ -540,7 +540,7 @@ candidate (const struct dice_sandbox *sb, char **env, const int fds[4],
            bool pid_namespace)
 {
   static const char failed[] = "dice sandbox: cannot run the harness\n";
-  int high[4];
+  int high[5];
   sigset_t none;
   int keep[1] = { 0 };
 
@@ -584,10 +584,13 @@ candidate (const struct dice_sandbox *sb, char **env, const int fds[4],
      dup2 overwrites another.  */
   for (int i = 0; i < 4; i++)
     high[i] = fcntl (fds[i], F_DUPFD, 16);
+  high[4] = sb->channel ? fcntl (*sb->channel, F_DUPFD, 16) : -1;
   if (dup2 (high[0], 0) < 0 || dup2 (high[1], 1) < 0 || dup2 (high[1], 2) < 0
-      || dup2 (high[2], DICE_SANDBOX_RESULT_FD) < 0)
+      || dup2 (high[2], DICE_SANDBOX_RESULT_FD) < 0
+      || (sb->channel && dup2 (high[4], DICE_SANDBOX_CHANNEL_FD) < 0))
     _exit (127);
-  close_from (DICE_SANDBOX_RESULT_FD + 1, keep, 0);
+  close_from (sb->channel ? DICE_SANDBOX_CHANNEL_FD + 1
+              : DICE_SANDBOX_RESULT_FD + 1, keep, 0);
   if (chdir (sb->dir) != 0)
     _exit (127);
   execvpe (sb->argv[0], sb->argv, env);
@@ -668,7 +671,8 @@ static void __attribute__ ((noreturn))
 guard (const struct dice_sandbox *sb, char **env, int fds[4], pid_t parent)
 {
   struct guard_msg m;
-  int keep[4];
+  int keep[5];
+  size_t nkeep = 4;
   int null;
   sigset_t chld;
   pid_t cand;
@@ -676,10 +680,12 @@ guard (const struct dice_sandbox *sb, char **env, int fds[4], pid_t parent)
   bool cand_done = false;
   double deadline, sweep_end;
 
-  memcpy (keep, fds, sizeof keep);
-  qsort (keep, 4, sizeof *keep, compare_ints);
+  memcpy (keep, fds, 4 * sizeof *keep);
+  if (sb->channel)
+    keep[nkeep++] = *sb->channel;
+  qsort (keep, nkeep, sizeof *keep, compare_ints);
   /* Other threads' sandboxes' descriptors must not stay open here.  */
-  close_from (3, keep, 4);
+  close_from (3, keep, nkeep);
   null = open ("/dev/null", O_RDWR);
   if (null >= 0)
     {
@@ -734,6 +740,8 @@ guard (const struct dice_sandbox *sb, char **env, int fds[4], pid_t parent)
   close (fds[0]);
   close (fds[1]);
   close (fds[2]);
+  if (sb->channel)
+    close (*sb->channel);
 
   deadline = sb->timeout > 0 ? now_s () + sb->timeout : 0;
   while (!cand_done && !m.aborted)

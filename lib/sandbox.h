@@ -12,8 +12,8 @@
    without capabilities, and where a mount namespace can be had, with
    every file system read-only but that directory and the WRITABLE ones;
    its stdin receives INPUT, its stdout and stderr are kept (the last
-   LOG_MAX bytes), and fd 3, named by DICE_RESULT_FD, is a pipe whose
-   contents are the result.  See dice-check(1), "SANDBOX".  */
+   LOG_MAX bytes), fd 3, named by DICE_RESULT_FD, is a pipe whose
+   contents are the result, and fd 4 is the CHANNEL when one is given.  See dice-check(1), "SANDBOX".  */
 #ifndef DICE_SANDBOX_H
 #define DICE_SANDBOX_H
 
@@ -21,6 +21,8 @@
 
 /* The number of the candidate's result descriptor.  */
 #define DICE_SANDBOX_RESULT_FD 3
+/* The number the channel descriptor gets in the candidate.  */
+#define DICE_SANDBOX_CHANNEL_FD 4
 
 /* How a run ended.  */
 enum dice_sandbox_end
@@ -46,6 +48,9 @@ struct dice_sandbox
   char *const *writable;        /* absolute directories the candidate may
                                    write besides its own (the build cache);
                                    at most 8 */
+  const int *channel;           /* NULL, or a descriptor the candidate gets
+                                   as DICE_SANDBOX_CHANNEL_FD (a socket to
+                                   a process of the caller's choosing) */
   bool keep_dir;                /* leave the working directory behind */
   size_t log_max;               /* bytes of output kept (0: 16 KiB) */
 

@@ -36,9 +36,11 @@ candidate () {
 
 # fake_harness DIR: a stand-in for share/dice/python/dice_harness that
 # speaks the protocol of dice(7) without torch, so that what C decides
-# can be tested quickly and exactly.  It appends the job's id to runs in
-# the build cache (the one place outside its own directory that a
-# candidate may write), runs the job's code with exec, and reports "correct", or
+# can be tested quickly and exactly.  Its builder (--builder, started
+# once per job) appends the job's id to runs in the build cache, which
+# only the builder may write, and the job less its code and ref in
+# job.json there; the harness runs the job's code with exec,
+# and reports "correct", or
 # runtime_error for an exception, or the STATUS/ERROR the code set, or
 # the raw text the code put in RESULT (the code sees the job as "job").
 # check.job echoes the job, less its code and ref.
@@ -47,8 +49,12 @@ fake_harness () {
 	cat >"$1/python/dice_harness/__main__.py" <<-PYEOF
 	import json, os, sys
 	job = json.load(sys.stdin)
-	with open(os.path.join(job["cache"], "runs"), "a") as f:
-	    f.write("%s\n" % job.get("id"))
+	if sys.argv[1:] == ["--builder"]:
+	    with open(os.path.join(job["cache"], "runs"), "a") as f:
+	        f.write("%s\n" % job.get("id"))
+	    with open(os.path.join(job["cache"], "job.json"), "w") as f:
+	        json.dump({k: v for k, v in job.items() if k not in ("code", "ref")}, f)
+	    sys.exit(0)
 	env = {"STATUS": "correct", "ERROR": None, "RESULT": None, "job": job}
 	try:
 	    exec(job["code"], env)
@@ -133,15 +139,28 @@ cpp_candidate () {
 # holds it any more (every process that held it is dead).
 hold_lock () {
 	printf '%s\n' "import fcntl" \
-		"lock = open(\"$1\", \"w\")" \
-		"fcntl.flock(lock, fcntl.LOCK_EX)" \
-		"open(\"$1.held\", \"w\").write(\"held\")"
+		"lock = open(\"$1\")" \
+		"fcntl.flock(lock, fcntl.LOCK_EX)"
+}
+
+# wait_for_holder PATH: Python lines that return once another process
+# holds the lock on PATH, so a candidate that then ends "correct" proves
+# that what it left behind took the lock.
+wait_for_holder () {
+	printf '%s\n' "import fcntl, time" \
+		"while True:" \
+		"    probe = open(\"$1\")" \
+		"    try:" \
+		"        fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)" \
+		"    except OSError:" \
+		"        break" \
+		"    probe.close()" \
+		"    time.sleep(0.01)"
 }
 
 lock_is_free () {
-	test "$(cat "$1.held" 2>/dev/null)" = held &&
 	"$DICE_PYTHON" -c 'import fcntl, sys
-fcntl.flock(open(sys.argv[1], "w"), fcntl.LOCK_EX | fcntl.LOCK_NB)' "$1"
+fcntl.flock(open(sys.argv[1]), fcntl.LOCK_EX | fcntl.LOCK_NB)' "$1"
 }
 
 # corpus_score GOT LABELS: GOT has a line per record (id, deceptive yes or

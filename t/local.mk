@@ -105,6 +105,7 @@ shell_tests += \
 	t/t5000-check-cpu.t \
 	t/t5100-check-protocol.t \
 	t/t5200-check-hostile.t \
+	t/t5210-check-builder.t \
 	t/t5800-check-input.t \
 	t/t5900-check-gpu.t
 test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp

@@ -32,18 +32,19 @@ for target in (os.getppid(), -os.getpgid(0), -os.getpgid(os.getppid()), 0, -1):
 '
 
 test_expect_success 'a lingering daemon is dead afterwards' '
+	: >daemon.lock &&
 	record L1/2_daemon "$(candidate "import time
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        $(hold_lock "$PWD/cache/daemon.lock" | sed "2,\$s/^/        /")
+        $(hold_lock "$PWD/daemon.lock" | sed "2,\$s/^/        /")
         time.sleep(600)
     os._exit(0)
-time.sleep(0.5)")" | check >out &&
+$(wait_for_holder "$PWD/daemon.lock")")" | check >out &&
 	jq -r .check.status out >actual &&
 	echo correct >expect &&
 	test_cmp expect actual &&
-	lock_is_free cache/daemon.lock
+	lock_is_free daemon.lock
 '
 
 test_expect_success 'writing outside its directory' '

@@ -1,5 +1,8 @@
 """python -m dice_harness: one job on stdin, one result on DICE_RESULT_FD.
 
+With --builder, the same job on stdin, and build requests served on
+DICE_BUILD_FD (builder.py) instead.
+
 See dice(7), HARNESS PROTOCOL.  Exit status 0 whenever a result was
 written, whatever the candidate did; 2 when the job itself was unusable
 (no result: C then records the candidate as crashed and logs stderr).
@@ -85,6 +88,16 @@ def run(job):
 def main():
     from . import resultfd, runner
     runner.remember_secrets(os.environ)
+    if sys.argv[1:] == ["--builder"]:
+        from . import builder
+        try:
+            job = json.loads(sys.stdin.read())
+            if not isinstance(job, dict):
+                raise ValueError("job is not a JSON object")
+        except ValueError as e:
+            print("dice_harness: bad job: %s" % e, file=sys.stderr)
+            return 2
+        return builder.serve(job)
     try:
         resultfd.take()
     except OSError as e:

@@ -26,6 +26,10 @@ their contents).  A failed build is cached only when the compiler said
 why with a file:line diagnostic (the code's fault, which a rebuild would
 repeat), never when the failure may be the machine's (a killed compiler,
 a full disk); a hit on a cached failure raises again with the same message.
+
+Under dice-check the candidate's process only reads the cache: on a miss
+it asks its builder (builder.py), which alone writes it.  Run by hand,
+without a builder, the harness builds in its own process.
 """
 
 import fcntl
@@ -37,6 +41,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import time
 
 from . import HARNESS_VERSION
@@ -48,6 +53,7 @@ _loaded = {}         # key -> what the first load returned
 _failed = {}         # key -> the exception its build raised
 _original = {}       # the real torch functions
 _cache_dir = None
+_client = None       # the connection to the builder, under dice-check
 
 
 def _as_list(value):
@@ -181,9 +187,9 @@ def _finish(tmp, final, name, python_module, standalone):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _build(kind, name, key, call, python_module, standalone):
+def _build(name, key, miss):
     """Return what the original function returns for build KEY, from the
-    cache when it is there; CALL(build_directory) runs the original."""
+    cache when it is there; MISS(record) builds it and returns the same."""
     # A candidate that builds on every forward call asks again and again;
     # it gets the first answer, and the record lists the build once.
     if key in _loaded:
@@ -194,22 +200,13 @@ def _build(kind, name, key, call, python_module, standalone):
               "cache": None, "log": ""}
     builds.append(record)
     start = time.monotonic()
-    final, lock_path, tmp_root = _paths(key)
+    final = _paths(key)[0]
     try:
         if os.path.isdir(final):
             record["cache"] = "hit"
             result = _load_built(final)
         else:
-            os.makedirs(os.path.dirname(lock_path), exist_ok=True)
-            with open(lock_path, "a") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                if os.path.isdir(final):
-                    record["cache"] = "hit"
-                    result = _load_built(final)
-                else:
-                    record["cache"] = "miss"
-                    result = _build_locked(key, final, tmp_root, name, call,
-                                           python_module, standalone, record)
+            result = miss(record)
     except BaseException as e:
         record["ms"] = round((time.monotonic() - start) * 1000.0, 3)
         if not record["log"]:
@@ -221,6 +218,40 @@ def _build(kind, name, key, call, python_module, standalone):
     record["ok"] = True
     _loaded[key] = result
     return result
+
+
+def _here(name, key, call, python_module, standalone):
+    """The miss of a harness without a builder: build in this process,
+    under the key's lock."""
+    def miss(record):
+        final, lock_path, tmp_root = _paths(key)
+        os.makedirs(os.path.dirname(lock_path), exist_ok=True)
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if os.path.isdir(final):
+                record["cache"] = "hit"
+                return _load_built(final)
+            record["cache"] = "miss"
+            return _build_locked(key, final, tmp_root, name, call,
+                                 python_module, standalone, record)
+    return miss
+
+
+class BuildError(RuntimeError):
+    """A build the builder did, failed."""
+
+
+def _remote(kind, name, parts, files=None):
+    """The miss under dice-check: the builder builds, this process loads."""
+    def miss(record):
+        reply = _client.build(kind, str(name), parts, files)
+        record["cache"] = reply.get("cache") or "miss"
+        if not reply.get("ok"):
+            message = reply.get("message") or "the build failed"
+            record["log"] = _first_errors(message, "")
+            raise BuildError(message)
+        return _load_built(_paths(reply["key"])[0])
+    return miss
 
 
 def _remember_failure(final, tmp, message):
@@ -247,6 +278,7 @@ def _build_locked(key, final, tmp_root, name, call, python_module,
         result = call(tmp)
     except BaseException as e:
         message = _text(e).replace(tmp + os.sep, "").replace(tmp, ".")
+        record["message"] = message
         record["log"] = _first_errors(message, "")
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(e, Exception) and _deterministic(record["log"]):
@@ -256,28 +288,49 @@ def _build_locked(key, final, tmp_root, name, call, python_module,
     return result
 
 
+def _flags(value):
+    return [_text(s) for s in _as_list(value)]
+
+
+def _more(more):
+    return sorted([k, repr(v)] for k, v in more.items())
+
+
+def _inline_parts(cpp_sources, cuda_sources, functions, extra_cflags,
+                  extra_cuda_cflags, extra_ldflags, extra_include_paths,
+                  with_cuda, is_python_module, with_pytorch_error_handling,
+                  more):
+    """load_inline's arguments as the key and the builder see them."""
+    if isinstance(functions, dict):
+        fn = {str(k): str(v) for k, v in functions.items()}
+    else:
+        fn = [_text(f) for f in _as_list(functions)]
+    return {"cpp_sources": _flags(cpp_sources),
+            "cuda_sources": _flags(cuda_sources),
+            "functions": fn,
+            "extra_cflags": _flags(extra_cflags),
+            "extra_cuda_cflags": _flags(extra_cuda_cflags),
+            "extra_ldflags": _flags(extra_ldflags),
+            "extra_include_paths": _flags(extra_include_paths),
+            "with_cuda": with_cuda if with_cuda is None else bool(with_cuda),
+            "is_python_module": bool(is_python_module),
+            "with_pytorch_error_handling": bool(with_pytorch_error_handling),
+            "more": _more(more)}
+
+
 def _load_inline(name, cpp_sources, cuda_sources=None, functions=None,
                  extra_cflags=None, extra_cuda_cflags=None, extra_ldflags=None,
                  extra_include_paths=None, build_directory=None, verbose=False,
                  with_cuda=None, is_python_module=True,
                  with_pytorch_error_handling=True, keep_intermediates=True,
                  **more):
-    if isinstance(functions, dict):
-        fn = sorted((str(k), str(v)) for k, v in functions.items())
-    else:
-        fn = [_text(f) for f in _as_list(functions)]
-    key = build_key(
-        "inline", str(name),
-        cpp_sources=[_text(s) for s in _as_list(cpp_sources)],
-        cuda_sources=[_text(s) for s in _as_list(cuda_sources)],
-        functions=fn,
-        extra_cflags=[_text(s) for s in _as_list(extra_cflags)],
-        extra_cuda_cflags=[_text(s) for s in _as_list(extra_cuda_cflags)],
-        extra_ldflags=[_text(s) for s in _as_list(extra_ldflags)],
-        extra_include_paths=[_text(s) for s in _as_list(extra_include_paths)],
-        with_cuda=with_cuda, is_python_module=bool(is_python_module),
-        with_pytorch_error_handling=bool(with_pytorch_error_handling),
-        more=sorted((k, repr(v)) for k, v in more.items()))
+    parts = _inline_parts(cpp_sources, cuda_sources, functions, extra_cflags,
+                          extra_cuda_cflags, extra_ldflags,
+                          extra_include_paths, with_cuda, is_python_module,
+                          with_pytorch_error_handling, more)
+    key = build_key("inline", str(name), **parts)
+    if _client is not None:
+        return _build(name, key, _remote("inline", name, parts))
 
     def call(directory):
         return _original["load_inline"](
@@ -288,15 +341,32 @@ def _load_inline(name, cpp_sources, cuda_sources=None, functions=None,
             is_python_module=is_python_module,
             with_pytorch_error_handling=with_pytorch_error_handling,
             keep_intermediates=keep_intermediates, **more)
-    return _build("inline", name, key, call, bool(is_python_module), False)
+    return _build(name, key, _here(name, key, call, bool(is_python_module),
+                                   False))
 
 
 def _read_source(path):
     try:
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+            return f.read()
     except OSError:
         return None     # the original will report it
+
+
+def _load_parts(described, extra_cflags, extra_cuda_cflags, extra_ldflags,
+                extra_include_paths, with_cuda, is_python_module,
+                is_standalone, more):
+    """load's arguments as the key and the builder see them; DESCRIBED
+    is [basename, sha256 of the contents] for each source."""
+    return {"sources": described,
+            "extra_cflags": _flags(extra_cflags),
+            "extra_cuda_cflags": _flags(extra_cuda_cflags),
+            "extra_ldflags": _flags(extra_ldflags),
+            "extra_include_paths": _flags(extra_include_paths),
+            "with_cuda": with_cuda if with_cuda is None else bool(with_cuda),
+            "is_python_module": bool(is_python_module),
+            "is_standalone": bool(is_standalone),
+            "more": _more(more)}
 
 
 def _load(name, sources, extra_cflags=None, extra_cuda_cflags=None,
@@ -304,16 +374,24 @@ def _load(name, sources, extra_cflags=None, extra_cuda_cflags=None,
           verbose=False, with_cuda=None, is_python_module=True,
           is_standalone=False, keep_intermediates=True, **more):
     files = [os.path.abspath(_text(s)) for s in _as_list(sources)]
-    key = build_key(
-        "load", str(name),
-        sources=[[os.path.basename(p), _read_source(p)] for p in files],
-        extra_cflags=[_text(s) for s in _as_list(extra_cflags)],
-        extra_cuda_cflags=[_text(s) for s in _as_list(extra_cuda_cflags)],
-        extra_ldflags=[_text(s) for s in _as_list(extra_ldflags)],
-        extra_include_paths=[_text(s) for s in _as_list(extra_include_paths)],
-        with_cuda=with_cuda, is_python_module=bool(is_python_module),
-        is_standalone=bool(is_standalone),
-        more=sorted((k, repr(v)) for k, v in more.items()))
+    contents = [_read_source(p) for p in files]
+    described = [[os.path.basename(p),
+                  None if data is None else hashlib.sha256(data).hexdigest()]
+                 for p, data in zip(files, contents)]
+    parts = _load_parts(described, extra_cflags, extra_cuda_cflags,
+                        extra_ldflags, extra_include_paths, with_cuda,
+                        is_python_module, is_standalone, more)
+    key = build_key("load", str(name), **parts)
+    python_module = bool(is_python_module) and not is_standalone
+    if _client is not None:
+        missing = [p for p, data in zip(files, contents) if data is None]
+        if missing:
+            raise FileNotFoundError("cannot read the source %s" % missing[0])
+        body = dict(parts)
+        del body["sources"]     # the builder describes what it is sent
+        return _build(name, key, _remote(
+            "load", name, body,
+            [(os.path.basename(p), data) for p, data in zip(files, contents)]))
 
     def call(directory):
         return _original["load"](
@@ -323,21 +401,99 @@ def _load(name, sources, extra_cflags=None, extra_cuda_cflags=None,
             verbose=verbose, with_cuda=with_cuda,
             is_python_module=is_python_module, is_standalone=is_standalone,
             keep_intermediates=keep_intermediates, **more)
-    return _build("load", name, key, call,
-                  bool(is_python_module) and not is_standalone, bool(is_standalone))
+    return _build(name, key, _here(name, key, call, python_module,
+                                   bool(is_standalone)))
 
 
 def install(cache_dir):
-    """Route every later load_inline / load through CACHE_DIR."""
-    global _cache_dir
+    """Route every later load_inline / load through CACHE_DIR: read here,
+    written by the builder when DICE_BUILD_FD names one, else here."""
+    global _cache_dir, _client
     import torch.utils.cpp_extension as ext
+    from . import builder
     _cache_dir = os.path.abspath(cache_dir)
-    os.makedirs(_cache_dir, exist_ok=True)
+    _client = builder.connect()
+    if _client is None:
+        os.makedirs(_cache_dir, exist_ok=True)
     if not _original:
         _original["load_inline"] = ext.load_inline
         _original["load"] = ext.load
     ext.load_inline = _load_inline
     ext.load = _load
+
+
+# --- in the builder (builder.py), where no candidate code runs ----------
+
+def install_builder(cache_dir):
+    """Build into CACHE_DIR without ever loading what was built: the
+    library's initialisers are candidate code."""
+    global _cache_dir
+    import torch
+    import torch.utils.cpp_extension as ext
+    if not hasattr(ext, "_import_module_from_library"):
+        raise RuntimeError("this torch's cpp_extension cannot build without "
+                           "loading; dice's builder refuses to build")
+    ext._import_module_from_library = lambda *args, **kwargs: None
+    torch.ops.load_library = lambda *args, **kwargs: None
+    _cache_dir = os.path.abspath(cache_dir)
+    os.makedirs(_cache_dir, exist_ok=True)
+    _original["load_inline"] = ext.load_inline
+    _original["load"] = ext.load
+
+
+def scratch_dir():
+    return tempfile.mkdtemp(prefix="sources.", dir=os.getcwd())
+
+
+def _arguments(parts):
+    more = {k: {"True": True, "False": False, "None": None}[v]
+            for k, v in parts["more"]}
+    return dict(extra_cflags=parts["extra_cflags"],
+                extra_cuda_cflags=parts["extra_cuda_cflags"],
+                extra_ldflags=parts["extra_ldflags"],
+                extra_include_paths=parts["extra_include_paths"],
+                with_cuda=parts["with_cuda"],
+                is_python_module=parts["is_python_module"], **more)
+
+
+def build_only(kind, name, key, parts, paths):
+    """Make the cache hold build KEY of PARTS (PATHS: load's sources).
+    Returns (cache, message): "hit" or "miss", and None or why the build
+    failed."""
+    final, lock_path, tmp_root = _paths(key)
+    if kind == "inline":
+        python_module, standalone = parts["is_python_module"], False
+
+        def call(directory):
+            return _original["load_inline"](
+                name, parts["cpp_sources"], cuda_sources=parts["cuda_sources"],
+                functions=parts["functions"], build_directory=directory,
+                with_pytorch_error_handling=parts["with_pytorch_error_handling"],
+                **_arguments(parts))
+    else:
+        standalone = parts["is_standalone"]
+        python_module = parts["is_python_module"] and not standalone
+
+        def call(directory):
+            return _original["load"](name, paths, build_directory=directory,
+                                     is_standalone=standalone,
+                                     **_arguments(parts))
+    os.makedirs(os.path.dirname(lock_path), exist_ok=True)
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cache = "hit" if os.path.isdir(final) else "miss"
+        if cache == "miss":
+            record = {"log": ""}
+            try:
+                _build_locked(key, final, tmp_root, name, call,
+                              python_module, standalone, record)
+            except Exception as e:
+                return cache, record.get("message") or _text(e)
+        if not os.path.isdir(final):
+            return cache, "the build left no library named %s" % name
+        with open(os.path.join(final, "meta.json")) as f:
+            meta = json.load(f)
+        return cache, None if meta.get("ok", True) else meta["message"]
 
 
 def summary():
