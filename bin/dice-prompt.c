@@ -25,7 +25,8 @@ enum
   OPT_KERNELBENCH = DICE_OPT_TOOL,
   OPT_PROBLEMS,
   OPT_PRECISION,
-  OPT_INFILL
+  OPT_INFILL,
+  OPT_SOLUTIONS
 };
 
 static const struct option long_options[] = {
@@ -35,6 +36,7 @@ static const struct option long_options[] = {
   {"precision", required_argument, NULL, OPT_PRECISION},
   {"match", required_argument, NULL, 'm'},
   {"infill", no_argument, NULL, OPT_INFILL},
+  {"solutions", required_argument, NULL, OPT_SOLUTIONS},
   DICE_FILTER_LONG_OPTIONS,
   DICE_COMMON_LONG_OPTIONS,
   {NULL, 0, NULL, 0}
@@ -60,6 +62,9 @@ Problem sets:\n\
       --problems=DIR     any directory in KernelBench's layout\n\
                            (levelN/<number>_<Name>.py)\n\
                          with neither, the bundled suite in the data directory\n\
+      --solutions=NAME|DIR  add each problem's solution as 'code': the file\n\
+                           of the same name in DIR/levelN/, or in a bundled\n\
+                           set (cuda, cpu) for a NAME without '/'\n\
 \n\
 Prompts:\n\
   -t, --template=NAME|FILE  the template: a name in the template directory\n\
@@ -116,6 +121,7 @@ struct selector
 struct settings
 {
   const char *source_dir;       /* NULL: the bundled suite */
+  char *solutions_dir;          /* NULL: no code added */
   const char *template_spec;
   const char *precision;
   char **globs;
@@ -128,6 +134,7 @@ struct settings
 static struct dice_template template;
 static int exit_status = DICE_EXIT_OK;
 static unsigned long unprompted_records;
+static unsigned long unsolved_problems;
 
 
 
@@ -495,6 +502,44 @@ add_prompt (const struct settings *s, json_t *rec, const char *ref)
   return missing;
 }
 
+/* Add 'code' to REC: PB's file in the solutions' levelN/ folder.  A
+   problem without one is written without code, and counted.  */
+static void
+add_solution (const struct settings *s, const struct problem *pb, json_t *rec)
+{
+  char level[32], *name, *dir, *path;
+  char *code;
+  size_t len;
+
+  snprintf (level, sizeof level, "level%d", pb->level);
+  name = xrealloc (NULL, strlen (pb->stem) + sizeof ".py");
+  strcpy (name, pb->stem);
+  strcat (name, ".py");
+  dir = dice_path_join (s->solutions_dir, level);
+  path = dir ? dice_path_join (dir, name) : NULL;
+  if (path == NULL)
+    dice_die_memory ();
+  if (dice_read_file (path, &code, &len) != 0)
+    {
+      if (errno != ENOENT)
+        dice_error_errno (errno, "cannot read '%s'", path);
+      unsolved_problems++;
+    }
+  else if (strlen (code) != len || !utf8_text (code))
+    {
+      dice_error_at (path, 0, "not UTF-8 text; no code added");
+      unsolved_problems++;
+      free (code);
+    }
+  else if (json_object_set_new (rec, "code", json_string (code)) != 0)
+    dice_die_memory ();
+  else
+    free (code);
+  free (path);
+  free (dir);
+  free (name);
+}
+
 static void
 prompt_problem (const struct settings *s, const struct problem *pb)
 {
@@ -543,6 +588,8 @@ prompt_problem (const struct settings *s, const struct problem *pb)
       dice_error ("memory exhausted");
       exit (DICE_EXIT_TROUBLE);
     }
+  if (s->solutions_dir)
+    add_solution (s, pb, rec);
   /* Every variable a problem file can lack is reported when the template
      is loaded, except the infill ones.  */
   if (add_prompt (s, rec, src))
@@ -625,6 +672,26 @@ prompt_records (const struct settings *s, const char *path)
   dice_jsonl_close (&in);
 }
 
+/* The bundled solutions named NAME, or exit with a usage error.  */
+static char *
+solutions_set (const char *name)
+{
+  char *examples = dice_path_join (dice_datadir (), "examples");
+  char *dir = examples ? dice_path_join (examples, name) : NULL;
+
+  if (dir == NULL)
+    dice_die_memory ();
+  free (examples);
+  if (*name == '\0' || *name == '.' || !is_directory (dir))
+    {
+      dice_error ("no bundled solutions named '%s' (cuda or cpu; a "
+                  "directory needs a '/', as in ./%s)", name, name);
+      dice_try_help ();
+      exit (DICE_EXIT_TROUBLE);
+    }
+  return dir;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -665,6 +732,11 @@ main (int argc, char **argv)
       case OPT_INFILL:          /* --infill */
         s.infill = true;
         break;
+      case OPT_SOLUTIONS:       /* --solutions */
+        free (s.solutions_dir);
+        s.solutions_dir = strchr (optarg, '/') ? xstrdup (optarg)
+          : solutions_set (optarg);
+        break;
       default:
         switch (dice_common_option (c, usage))
           {
@@ -680,6 +752,13 @@ main (int argc, char **argv)
 
   if (!s.infill && argc - optind == 1 && strcmp (argv[optind], "-") == 0)
     s.infill = true;
+  if (s.infill && s.solutions_dir)
+    {
+      dice_error ("--solutions adds code to a problem set's records, not "
+                  "to --infill input");
+      dice_try_help ();
+      return DICE_EXIT_TROUBLE;
+    }
   if (!s.infill)
     {
       s.selectors = xrealloc (NULL, (argc - optind + 1) * sizeof *s.selectors);
@@ -721,12 +800,28 @@ main (int argc, char **argv)
                     unprompted_records, unprompted_records == 1 ? "" : "s");
     }
   else
-    prompt_problem_set (&s);
+    {
+      if (s.solutions_dir && !is_directory (s.solutions_dir))
+        {
+          dice_error ("cannot use solutions '%s': not a directory",
+                      s.solutions_dir);
+          return DICE_EXIT_TROUBLE;
+        }
+      prompt_problem_set (&s);
+      if (unsolved_problems)
+        {
+          dice_error ("%lu problem%s had no solution in '%s' (written "
+                      "without code)", unsolved_problems,
+                      unsolved_problems == 1 ? "" : "s", s.solutions_dir);
+          exit_status = DICE_EXIT_INPUT;
+        }
+    }
 
   dice_template_free (&template);
   for (size_t i = 0; i < s.nselectors; i++)
     free (s.selectors[i].ranges);
   free (s.selectors);
   free (s.globs);
+  free (s.solutions_dir);
   return exit_status;
 }

@@ -59,6 +59,36 @@ test_expect_success 'the bundled suite: every reference is inside its prompt' '
 	test_line_count -ge 12 all
 '
 
+test_expect_success '--solutions DIR: code after ref, byte for byte; a missing one is said' '
+	mkdir -p sol/level1 kb/level1 &&
+	cp kb/level1/7_Odd_Name.py kb/level1/8_Unsolved.py &&
+	printf "class ModelNew:\n    pass  # é\n" >sol/level1/7_Odd_Name.py &&
+	test_expect_code 1 dice-prompt --problems kb --solutions ./sol >out 2>err &&
+	jq -c "[.id, keys_unsorted]" out >actual &&
+	printf "%s\n" "[\"L1/7_Odd_Name\",[\"id\",\"problem\",\"ref\",\"code\",\"prompt\"]]" \
+		"[\"L1/8_Unsolved\",[\"id\",\"problem\",\"ref\",\"prompt\"]]" >expect &&
+	test_cmp expect actual &&
+	sed -n 1p out | jq -j .code >code &&
+	test_cmp sol/level1/7_Odd_Name.py code &&
+	grep "1 problem had no solution in .\./sol." err &&
+	rm kb/level1/8_Unsolved.py
+'
+
+test_expect_success '--solutions NAME: the bundled sets; bad names and --infill are usage errors' '
+	dice-prompt --solutions=cuda L1 >out &&
+	jq -r ".code" out >codes &&
+	test $(grep -c "^class ModelNew" codes) = $(wc -l <out) &&
+	grep -q load_inline codes &&
+	dice-prompt --solutions=cpu L2:1 | jq -e ".code | contains(\"cpp_sources\")" &&
+	test_expect_code 2 dice-prompt --solutions=nope L1 2>err &&
+	grep "no bundled solutions named .nope." err &&
+	test_expect_code 2 dice-prompt --solutions=../examples L1 2>err &&
+	test_expect_code 2 dice-prompt --solutions=./missing L1 2>err &&
+	grep "not a directory" err &&
+	test_expect_code 2 dice-prompt --solutions=cuda --infill </dev/null 2>err &&
+	grep "not to --infill" err
+'
+
 test_expect_success '--unbuffered gives the same output' '
 	dice-prompt --unbuffered all >unbuf &&
 	test_cmp all unbuf
