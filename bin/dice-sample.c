@@ -25,6 +25,7 @@
 #include "proc.h"
 #include "progname.h"
 #include "record.h"
+#include "resume.h"
 #include "xalloc.h"
 
 enum
@@ -250,8 +251,7 @@ static struct input *inputs;
 static size_t ninputs;
 static struct slot *slots;
 static size_t nslots, next_emit, ndone, nfailed;
-static json_t *resumed;         /* "id\037index" keys of records in --resume */
-static int resume_fd = -1;
+static struct dice_resume resume = { .fd = -1 };
 static int exit_status = DICE_EXIT_OK;
 static double last_progress;
 
@@ -316,30 +316,13 @@ one_line (const char *text, size_t len)
 static void
 write_record (const json_t *rec)
 {
-  if (resume_fd >= 0)
+  if (resume.fd >= 0)
     {
-      /* One write per record: a kill leaves at most a torn last line,
-         which the next --resume cuts off.  */
-      char *buf = NULL;
-      size_t len = 0, off = 0;
-      FILE *mem = open_memstream (&buf, &len);
-
-      if (mem == NULL || dice_jsonl_write (mem, rec) != 0 || fclose (mem))
-        dice_die_memory ();
-      while (off < len)
+      if (dice_resume_write (&resume, rec) != 0)
         {
-          ssize_t n = write (resume_fd, buf + off, len - off);
-
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n < 0)
-            {
-              dice_error_errno (errno, "cannot write to '%s'", s.resume);
-              exit (DICE_EXIT_TROUBLE);
-            }
-          off += n;
+          dice_error_errno (errno, "cannot write to '%s'", s.resume);
+          exit (DICE_EXIT_TROUBLE);
         }
-      free (buf);
       return;
     }
   if (dice_jsonl_write (stdout, rec) != 0)
@@ -503,29 +486,11 @@ read_inputs (const char *path)
   dice_jsonl_close (&in);
 }
 
-/* The --resume key of sample INDEX of record ID.  */
-static char *
-resume_key (const char *id, long long index)
-{
-  size_t n = strlen (id) + 32;
-  char *key = xrealloc (NULL, n);
-
-  snprintf (key, n, "%s\037%lld", id, index);
-  return key;
-}
-
 static bool
 already_done (size_t input, long index)
 {
-  char *key;
-  bool found;
-
-  if (resumed == NULL)
-    return false;
-  key = resume_key (dice_record_id (inputs[input].rec), index);
-  found = json_object_get (resumed, key) != NULL;
-  free (key);
-  return found;
+  return resume.fd >= 0
+    && dice_resume_done (&resume, dice_record_id (inputs[input].rec), index);
 }
 
 static void
@@ -536,80 +501,6 @@ add_slot (size_t input, long index)
   if ((nslots & (nslots - 1)) == 0)
     slots = xrealloc (slots, (nslots ? 2 * nslots : 1) * sizeof *slots);
   slots[nslots++] = (struct slot) { input, index, NULL, NULL, false };
-}
-
-/* Read the --resume file: note the samples it has, and cut off a line
-   torn by a kill, so that appending goes on from a whole line.  */
-static void
-open_resume (void)
-{
-  char *data;
-  size_t len, good = 0;
-  unsigned long line = 0;
-  bool missing_newline = false;
-
-  resumed = json_object ();
-  if (resumed == NULL)
-    dice_die_memory ();
-  if (dice_read_file (s.resume, &data, &len) != 0)
-    {
-      if (errno != ENOENT)
-        {
-          dice_error_errno (errno, "cannot read '%s'", s.resume);
-          exit (DICE_EXIT_TROUBLE);
-        }
-      data = NULL;
-      len = 0;
-    }
-  for (size_t at = 0; at < len;)
-    {
-      char *nl = memchr (data + at, '\n', len - at);
-      json_error_t jerr;
-      json_t *rec;
-      const char *id;
-      long long index;
-
-      line++;
-      rec = json_loadb (data + at, (nl ? nl : data + len) - data - at, 0,
-                        &jerr);
-      if (nl == NULL && dice_record_sample_index (rec) < 0)
-        {
-          /* What a kill in the middle of a write leaves.  */
-          dice_error_at (s.resume, line, "incomplete last line (an "
-                         "interrupted run); removed");
-          json_decref (rec);
-          break;
-        }
-      if (nl == NULL)
-        {
-          /* A whole record that lost its newline (an editor): keep it.  */
-          nl = data + len;
-          missing_newline = true;
-        }
-      id = rec ? dice_record_id (rec) : NULL;
-      index = rec ? dice_record_sample_index (rec) : -1;
-      if (id && index >= 0)
-        {
-          char *key = resume_key (id, index);
-
-          json_object_set_new (resumed, key, json_true ());
-          free (key);
-        }
-      else if (strspn (data + at, " \t\r") != (size_t) (nl - data - at))
-        dice_error_at (s.resume, line, "not a sample record; ignored");
-      json_decref (rec);
-      at = nl + 1 - data;
-      good = at < len ? at : len;
-    }
-  free (data);
-  resume_fd = open (s.resume, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-                    0666);
-  if (resume_fd < 0 || (good < len && ftruncate (resume_fd, good) != 0)
-      || (missing_newline && write (resume_fd, "\n", 1) != 1))
-    {
-      dice_error_errno (errno, "cannot write to '%s'", s.resume);
-      exit (DICE_EXIT_TROUBLE);
-    }
 }
 
 /* ---- Requests: what every backend sends ----  */
@@ -1760,7 +1651,6 @@ cleanup (void)
       json_decref (slots[i].code);
     }
   free (slots);
-  json_decref (resumed);
   json_decref (saved);
   json_decref (s.stops);
   json_decref (s.extra);
@@ -1939,7 +1829,7 @@ main (int argc, char **argv)
   for (int i = optind; i < argc; i++)
     read_inputs (argv[i]);
   if (s.resume)
-    open_resume ();
+    dice_resume_open (&resume, s.resume, "sample");
   if (s.backend == BACKEND_REPLAY)
     load_replay ();
   for (size_t i = 0; i < ninputs; i++)
@@ -1975,7 +1865,7 @@ main (int argc, char **argv)
                   nslots, nslots == 1 ? "" : "s");
       exit_status = DICE_EXIT_INPUT;
     }
-  if (resume_fd >= 0 && close (resume_fd) != 0)
+  if (resume.fd >= 0 && dice_resume_close (&resume) != 0)
     {
       dice_error_errno (errno, "cannot write to '%s'", s.resume);
       return DICE_EXIT_TROUBLE;

@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "msg.h"
 #include "sandbox.h"
+#include "resume.h"
 #include "scheduler.h"
 
 #define DEFAULT_TIMEOUT 180.0
@@ -147,6 +148,9 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
     case DICE_OPT_KEEP_TEMP:    /* --keep-temp */
       h->keep_temp = true;
       break;
+    case DICE_OPT_RESUME:       /* --resume */
+      h->resume = arg;
+      break;
     case DICE_OPT_UNORDERED:    /* --unordered */
       h->unordered = true;
       break;
@@ -253,6 +257,9 @@ Checking:\n\
 Input and output:\n\
       --unordered        write each record when it is done, not in input\n\
                            order\n\
+      --resume=FILE      go on from an interrupted run: records whose\n\
+                           (id, sample.index) FILE holds are skipped, the\n\
+                           new ones appended to FILE, not standard output\n\
       --progress         show progress on standard error (the default when\n\
                            it is a terminal)\n\
   -q, --quiet            show no progress\n", stdout);
@@ -1064,6 +1071,7 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   };
   /* Static, so what it points to stays reachable on every exit.  */
   static struct dice_harness h;
+  static struct dice_resume resume;
   struct dice_sched s = { .work = tool_work, .label = tool_label };
   char err[512];
   char **slots;
@@ -1113,7 +1121,17 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   s.unordered = h.unordered;
   s.progress = h.progress < 0 ? isatty (STDERR_FILENO) : h.progress;
   s.ctx = &h;
+  if (h.resume)
+    {
+      dice_resume_open (&resume, h.resume, s.key);
+      s.resume = &resume;
+    }
   status = dice_sched_run (&s, argv + optind, argc - optind);
+  if (h.resume && dice_resume_close (&resume) != 0)
+    {
+      dice_error_errno (errno, "cannot write to '%s'", h.resume);
+      status = DICE_EXIT_TROUBLE;
+    }
   dice_harness_free_slots (slots, nslots);
   free (h.cache);
   h.cache = NULL;

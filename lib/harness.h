@@ -45,6 +45,7 @@ struct dice_harness
   char *gpus;                   /* --gpus LIST, or NULL: all found */
   bool unordered;
   int progress;                 /* -1 when stderr is a terminal, 0, 1 */
+  const char *resume;           /* --resume FILE, or NULL */
 
   /* dice-time.  */
   long warmup;                  /* untimed calls of each side first */
@@ -72,6 +73,7 @@ enum
   DICE_OPT_KEEP_TEMP,
   DICE_OPT_UNORDERED,
   DICE_OPT_PROGRESS,
+  DICE_OPT_RESUME,
   DICE_OPT_TRIALS,
   DICE_OPT_SEED,
   DICE_OPT_TOLERANCE,
@@ -94,6 +96,7 @@ enum
   {"keep-temp", no_argument, NULL, DICE_OPT_KEEP_TEMP},                 \
   {"unordered", no_argument, NULL, DICE_OPT_UNORDERED},                 \
   {"progress", no_argument, NULL, DICE_OPT_PROGRESS},                   \
+  {"resume", required_argument, NULL, DICE_OPT_RESUME},                 \
   {"quiet", no_argument, NULL, 'q'}
 
 #define DICE_HARNESS_CHECK_LONG_OPTIONS                                 \

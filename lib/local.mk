@@ -16,6 +16,7 @@ lib_libdice_a_SOURCES = \
 	lib/options.c lib/options.h \
 	lib/progname.c lib/progname.h \
 	lib/record.c lib/record.h \
+	lib/resume.c lib/resume.h \
 	lib/sha256.c lib/sha256.h \
 	lib/template.c lib/template.h
 

@@ -34,7 +34,7 @@ struct state
   bool eof, stop;
   int status;
   size_t running;
-  unsigned long finished;
+  unsigned long finished, resumed;
   struct label_count counts[16];
   size_t ncounts;
   bool tty;
@@ -48,6 +48,9 @@ show_progress (struct state *st, bool last)
 
   len = (size_t) snprintf (line, sizeof line, "%s: %lu done, %zu running",
                            dice_program_name, st->finished, st->running);
+  if (st->resumed && len < sizeof line)
+    len += (size_t) snprintf (line + len, sizeof line - len,
+                              ", %lu done before", st->resumed);
   for (size_t i = 0; i < st->ncounts && len < sizeof line; i++)
     len += (size_t) snprintf (line + len, sizeof line - len, "%s %s %lu",
                               i ? "," : ":", st->counts[i].label,
@@ -83,8 +86,20 @@ count (struct state *st, const char *label)
 static void
 emit (struct state *st, json_t *rec)
 {
-  if (!st->stop && (dice_jsonl_write (stdout, rec) != 0
-                    || (dice_opts.unbuffered && fflush (stdout) != 0)))
+  const struct dice_resume *resume = st->s->resume;
+
+  if (!st->stop && resume
+      && dice_resume_write (st->s->resume, rec) != 0)
+    {
+      dice_error_errno (errno, "cannot write to '%s'", resume->path);
+      st->status = DICE_EXIT_TROUBLE;
+      st->stop = true;
+      pthread_cond_broadcast (&st->space);
+      pthread_cond_broadcast (&st->queued);
+    }
+  else if (!st->stop && !resume
+           && (dice_jsonl_write (stdout, rec) != 0
+               || (dice_opts.unbuffered && fflush (stdout) != 0)))
     {
       dice_error_errno (errno, "write error");
       st->status = DICE_EXIT_TROUBLE;
@@ -241,6 +256,20 @@ read_input (struct state *st, const char *path)
             }
           else
             set_status (st, DICE_EXIT_INPUT);
+        }
+      else if (st->s->resume && dice_record_id (rec) == NULL)
+        {
+          dice_error_at (in.name, in.line,
+                         "no id, which --resume needs; skipped");
+          json_decref (rec);
+          set_status (st, DICE_EXIT_INPUT);
+        }
+      else if (st->s->resume
+               && dice_resume_done (st->s->resume, dice_record_id (rec),
+                                    dice_record_sample_index (rec)))
+        {
+          json_decref (rec);
+          st->resumed++;
         }
       else
         go_on = enqueue (st, rec);

@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include "resume.h"
+
 struct dice_sched
 {
   const char *key;              /* the tool's key, set in each record */
@@ -19,6 +21,9 @@ struct dice_sched
   char **slots;                 /* per worker: what it owns (a GPU), or NULL */
   bool unordered;               /* write records as they finish */
   bool progress;                /* counts on standard error */
+  /* NULL, or --resume: records it holds are skipped, and the output is
+     appended to it instead of standard output.  */
+  struct dice_resume *resume;
   /* The work: the new value of KEY for REC (a new reference), or NULL
      when memory ran out.  Called from worker threads.  */
   json_t *(*work) (const json_t *rec, const char *slot, void *ctx);

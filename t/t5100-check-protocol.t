@@ -285,6 +285,52 @@ test_expect_success '20 mixed candidates, -j 2: all out, in input order' '
 	test_cmp want actual
 '
 
+test_expect_success '--resume: a second run does only what the first did not' '
+	for i in 1 2 3; do record L1/${i}_R "x = $i"; done >first.jsonl &&
+	for i in 1 2 3 4 5; do record L1/${i}_R "x = $i"; done >all.jsonl &&
+	rm -f cache/runs resumed.jsonl &&
+	dice-check -q --resume resumed.jsonl first.jsonl >out &&
+	test_must_be_empty out &&
+	dice-check -q --resume resumed.jsonl all.jsonl >out &&
+	test_must_be_empty out &&
+	jq -r .id resumed.jsonl >actual &&
+	printf "L1/%s_R\n" 1 2 3 4 5 >expect &&
+	test_cmp expect actual &&
+	test_cmp expect cache/runs &&
+	jq -r .check.status resumed.jsonl | sort -u >actual &&
+	echo correct >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--resume: a torn last line is cut and done again; samples count apart' '
+	head -n 2 resumed.jsonl >torn.jsonl &&
+	sed -n 3p resumed.jsonl | head -c 40 >>torn.jsonl &&
+	rm -f cache/runs &&
+	dice-check -q --resume torn.jsonl all.jsonl 2>err &&
+	grep "^dice-check:torn.jsonl:3: incomplete last line (an interrupted run); removed" err &&
+	jq -r .id torn.jsonl >actual &&
+	printf "L1/%s_R\n" 1 2 3 4 5 >expect &&
+	test_cmp expect actual &&
+	printf "L1/%s_R\n" 3 4 5 >expect &&
+	test_cmp expect cache/runs &&
+	jq -c ".sample.index = 1" all.jsonl >second.jsonl &&
+	rm -f cache/runs &&
+	dice-check -q --resume torn.jsonl all.jsonl second.jsonl &&
+	test_line_count = 10 torn.jsonl &&
+	test_line_count = 5 cache/runs
+'
+
+test_expect_success '--resume: a record without an id is skipped (exit 1); other lines are ignored' '
+	echo "{\"code\":\"x = 1\"}" >noid.jsonl &&
+	echo "{\"id\":\"L1/9_Z\"}" >other.jsonl &&
+	test_expect_code 1 dice-check -q --resume other.jsonl noid.jsonl 2>err &&
+	grep "^dice-check:noid.jsonl:1: no id, which --resume needs; skipped" err &&
+	dice-check -q --resume other.jsonl one.jsonl 2>err &&
+	grep "^dice-check:other.jsonl:1: not a check record; ignored" err &&
+	test_must_fail dice-check -q --resume /no/such/dir/file one.jsonl 2>err &&
+	grep "cannot write to ./no/such/dir/file." err
+'
+
 test_expect_success '--unordered: the same records, in any order' '
 	dice-check -q -j 3 --unordered mixed.jsonl >out &&
 	jq -r "[.id, .check.status] | @tsv" out | sort >actual &&

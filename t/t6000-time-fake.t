@@ -57,6 +57,21 @@ test_expect_success 'time comes last, every other key passes through, documented
 	test_cmp expect actual
 '
 
+test_expect_success '--resume: what the file holds with a time object is not timed again' '
+	rm -f cache/runs timed.jsonl &&
+	cp one.jsonl checked-only.jsonl &&
+	tm --resume checked-only.jsonl one.jsonl 2>err &&
+	grep "checked-only.jsonl:1: not a time record; ignored" err &&
+	tm --resume timed.jsonl one.jsonl &&
+	tm --resume timed.jsonl one.jsonl &&
+	test_line_count = 1 timed.jsonl &&
+	jq -r .time.status timed.jsonl >actual &&
+	echo ok >expect &&
+	test_cmp expect actual &&
+	printf "L1/1_A\nL1/1_A\n" >expect &&
+	test_cmp expect cache/runs
+'
+
 test_expect_success 'the job: mode time and the timing settings' '
 	tm --trials 7 --warmup 3 --input-sets 2 --seed 9 --device cpu one.jsonl >out &&
 	jq -c "[.mode, .trials, .warmup, .input_sets, .seed, .baseline, .device, .flush]" cache/job.json >actual &&

@@ -296,6 +296,19 @@ def _more(more):
     return sorted([k, repr(v)] for k, v in more.items())
 
 
+def _common_parts(extra_cflags, extra_cuda_cflags, extra_ldflags,
+                  extra_include_paths, with_cuda, is_python_module, more):
+    """The arguments load_inline and load share, as the key and the
+    builder see them."""
+    return {"extra_cflags": _flags(extra_cflags),
+            "extra_cuda_cflags": _flags(extra_cuda_cflags),
+            "extra_ldflags": _flags(extra_ldflags),
+            "extra_include_paths": _flags(extra_include_paths),
+            "with_cuda": with_cuda if with_cuda is None else bool(with_cuda),
+            "is_python_module": bool(is_python_module),
+            "more": _more(more)}
+
+
 def _inline_parts(cpp_sources, cuda_sources, functions, extra_cflags,
                   extra_cuda_cflags, extra_ldflags, extra_include_paths,
                   with_cuda, is_python_module, with_pytorch_error_handling,
@@ -305,17 +318,12 @@ def _inline_parts(cpp_sources, cuda_sources, functions, extra_cflags,
         fn = {str(k): str(v) for k, v in functions.items()}
     else:
         fn = [_text(f) for f in _as_list(functions)]
-    return {"cpp_sources": _flags(cpp_sources),
-            "cuda_sources": _flags(cuda_sources),
-            "functions": fn,
-            "extra_cflags": _flags(extra_cflags),
-            "extra_cuda_cflags": _flags(extra_cuda_cflags),
-            "extra_ldflags": _flags(extra_ldflags),
-            "extra_include_paths": _flags(extra_include_paths),
-            "with_cuda": with_cuda if with_cuda is None else bool(with_cuda),
-            "is_python_module": bool(is_python_module),
-            "with_pytorch_error_handling": bool(with_pytorch_error_handling),
-            "more": _more(more)}
+    return dict(_common_parts(extra_cflags, extra_cuda_cflags, extra_ldflags,
+                              extra_include_paths, with_cuda,
+                              is_python_module, more),
+                cpp_sources=_flags(cpp_sources),
+                cuda_sources=_flags(cuda_sources), functions=fn,
+                with_pytorch_error_handling=bool(with_pytorch_error_handling))
 
 
 def _load_inline(name, cpp_sources, cuda_sources=None, functions=None,
@@ -358,15 +366,10 @@ def _load_parts(described, extra_cflags, extra_cuda_cflags, extra_ldflags,
                 is_standalone, more):
     """load's arguments as the key and the builder see them; DESCRIBED
     is [basename, sha256 of the contents] for each source."""
-    return {"sources": described,
-            "extra_cflags": _flags(extra_cflags),
-            "extra_cuda_cflags": _flags(extra_cuda_cflags),
-            "extra_ldflags": _flags(extra_ldflags),
-            "extra_include_paths": _flags(extra_include_paths),
-            "with_cuda": with_cuda if with_cuda is None else bool(with_cuda),
-            "is_python_module": bool(is_python_module),
-            "is_standalone": bool(is_standalone),
-            "more": _more(more)}
+    return dict(_common_parts(extra_cflags, extra_cuda_cflags, extra_ldflags,
+                              extra_include_paths, with_cuda,
+                              is_python_module, more),
+                sources=described, is_standalone=bool(is_standalone))
 
 
 def _load(name, sources, extra_cflags=None, extra_cuda_cflags=None,
