@@ -86,9 +86,9 @@ def run(job):
 
 
 def main():
-    from . import resultfd, runner
-    runner.remember_secrets(os.environ)
     if sys.argv[1:] == ["--builder"]:
+        # Before anything imports torch: a builder that gets no request
+        # (every build a hit) should cost next to nothing.
         from . import builder
         try:
             job = json.loads(sys.stdin.read())
@@ -98,6 +98,8 @@ def main():
             print("dice_harness: bad job: %s" % e, file=sys.stderr)
             return 2
         return builder.serve(job)
+    from . import resultfd, runner
+    runner.remember_secrets(os.environ)
     try:
         resultfd.take()
     except OSError as e:

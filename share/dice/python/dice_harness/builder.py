@@ -219,7 +219,6 @@ def _watch(sock):
 def serve(job):
     """Answer build requests on DICE_BUILD_FD until the candidate is
     done.  Returns the exit status."""
-    from . import buildcache, runner
     name = os.environ.pop("DICE_BUILD_FD", None)
     if name is None or not name.strip().isdigit():
         print("dice_harness: --builder needs DICE_BUILD_FD", file=sys.stderr)
@@ -231,7 +230,7 @@ def serve(job):
     for line in requests:
         try:
             if not ready:
-                __import__("torch")
+                from . import buildcache, runner    # torch: only when asked
                 runner.set_arch(job)
                 buildcache.install_builder(job.get("cache") or
                                            os.path.join(os.getcwd(), ".dice-cache"))
