@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "closeout.h"
+#include "extract.h"
 #include "jsonl.h"
 #include "msg.h"
 #include "options.h"
@@ -410,52 +411,10 @@ next_line (const char *line)
   return nl ? nl + 1 : line + strlen (line);
 }
 
-/* A fenced code block of a completion: its content lines [BODY, END) and
-   the indentation of its opening fence.  */
-struct block
-{
-  const char *body, *end;
-  size_t indent;
-};
-
-/* Whether the line at L closes a fence: ``` and nothing after it.  */
-static bool
-closes_fence (const char *l)
-{
-  const char *q = l + strspn (l, " \t");
-
-  if (strncmp (q, "```", 3) != 0)
-    return false;
-  q += strspn (q, "`");
-  q += strspn (q, " \t\r");
-  return *q == '\n' || *q == '\0';
-}
-
-/* The next fenced block in TEXT from line LINE; false when there is none.
-   An unclosed block runs to the end of the text.  */
-static bool
-next_block (const char *line, struct block *b)
-{
-  for (; *line; line = next_line (line))
-    {
-      size_t indent = strspn (line, " \t");
-
-      if (strncmp (line + indent, "```", 3) != 0)
-        continue;
-      b->indent = indent;
-      b->body = next_line (line);
-      for (b->end = b->body; *b->end && !closes_fence (b->end);
-           b->end = next_line (b->end))
-        ;
-      return true;
-    }
-  return false;
-}
-
 /* Whether block B holds a source: a __global__ function, or a line that
    assigns one of the core's variables NAMES.  */
 static bool
-holds_source (const struct block *b, const json_t *names)
+holds_source (const struct dice_fenced_block *b, const json_t *names)
 {
   for (const char *l = b->body; l < b->end; l = next_line (l))
     {
@@ -484,21 +443,20 @@ holds_source (const struct block *b, const json_t *names)
    "</think>" is reasoning, searched only when what follows has no fenced
    block.  The core is the last fenced block that holds a source (models
    revise), else the first block, with its lines stripped of the fence's
-   own indentation as Markdown does (a block in a list item is indented);
+   own indentation as Markdown does (a block in a list item is indented;
+   fences are those of dice_fenced_block_find);
    with no block at all, the text after the reasoning.  *BLOCK says whether
    it came from a block.  */
 static void
 completion_core (const char *text, const json_t *names, struct buf *out,
                  bool *block)
 {
-  const char *answer = text, *think;
-  struct block b, chosen;
+  const char *end = text + strlen (text);
+  const char *answer = dice_extract_answer (text, (size_t) (end - text));
+  struct dice_fenced_block b, chosen;
 
-  for (think = strstr (text, "</think>"); think;
-       think = strstr (think + 1, "</think>"))
-    answer = think + strlen ("</think>");
-  *block = next_block (answer, &chosen)
-    || (answer != text && next_block (text, &chosen));
+  *block = dice_fenced_block_find (answer, end, &chosen)
+    || (answer != text && dice_fenced_block_find (text, end, &chosen));
   if (!*block)
     {
       buf_puts (out, answer);
@@ -508,7 +466,7 @@ completion_core (const char *text, const json_t *names, struct buf *out,
     {
       if (holds_source (&b, names))
         chosen = b;
-      if (!*b.end || !next_block (next_line (b.end), &b))
+      if (!b.closed || !dice_fenced_block_find (b.next, end, &b))
         break;
     }
   for (const char *l = chosen.body; l < chosen.end; l = next_line (l))

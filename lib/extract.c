@@ -1,7 +1,6 @@
 /* extract.c: find the candidate module in a model's completion.  Fences
-   follow CommonMark closely enough for what models write: up to three
-   spaces before a run of three or more backticks or tildes, closed by a
-   run of the same character at least as long.  */
+   follow CommonMark closely enough for what models write (extract.h says
+   where they differ: an opening fence may be indented any amount).  */
 #include "system.h"
 
 #include <ctype.h>
@@ -58,28 +57,31 @@ dice_extract_defines_modelnew (const char *code, size_t len)
   return false;
 }
 
-/* A fence line: indentation, the run, and for an opening fence its first
-   info word.  */
+/* A fence line: its indentation, the run, and for an opening fence its
+   first info word.  */
 struct fence
 {
+  size_t indent;
   char ch;
   size_t run;
   const char *lang;
   size_t lang_len;
 };
 
-/* Whether the line [P, E) is a fence; OPENING allows an info string,
-   else only blanks may follow the run.  */
+/* Whether the line [P, E) is a fence indented at most MAX_INDENT;
+   OPENING allows an info string, else only blanks may follow the run.  */
 static bool
-parse_fence (const char *p, const char *e, bool opening, struct fence *f)
+parse_fence (const char *p, const char *e, bool opening, size_t max_indent,
+             struct fence *f)
 {
-  int indent = 0;
+  size_t indent = 0;
   const char *q;
 
-  while (p < e && *p == ' ' && indent < 4)
+  while (p < e && (*p == ' ' || *p == '\t'))
     p++, indent++;
-  if (indent > 3 || p == e || (*p != '`' && *p != '~'))
+  if (indent > max_indent || p == e || (*p != '`' && *p != '~'))
     return false;
+  f->indent = indent;
   f->ch = *p;
   for (q = p; q < e && *q == f->ch; q++)
     ;
@@ -100,12 +102,45 @@ parse_fence (const char *p, const char *e, bool opening, struct fence *f)
   return true;
 }
 
-static bool
-is_python (const struct fence *f)
+bool
+dice_fenced_block_find (const char *p, const char *end,
+                        struct dice_fenced_block *b)
 {
-  return (f->lang_len == 6 && strncasecmp (f->lang, "python", 6) == 0)
-    || (f->lang_len == 2 && strncasecmp (f->lang, "py", 2) == 0)
-    || (f->lang_len == 7 && strncasecmp (f->lang, "python3", 7) == 0);
+  for (; p < end; p = line_end (p, end) + 1)
+    {
+      const char *e = line_end (p, end);
+      struct fence open, close;
+      const char *q;
+
+      if (!parse_fence (p, e, true, (size_t) -1, &open))
+        continue;
+      b->indent = open.indent;
+      b->lang = open.lang;
+      b->lang_len = open.lang_len;
+      b->body = e < end ? e + 1 : end;
+      for (q = b->body; q < end; q = line_end (q, end) + 1)
+        {
+          const char *qe = line_end (q, end);
+
+          if (parse_fence (q, qe, false, open.indent + 3, &close)
+              && close.ch == open.ch && close.run >= open.run)
+            break;
+        }
+      b->closed = q < end;
+      b->end = b->closed ? q : end;
+      b->next = b->closed && line_end (q, end) < end
+        ? line_end (q, end) + 1 : end;
+      return true;
+    }
+  return false;
+}
+
+static bool
+is_python (const struct dice_fenced_block *b)
+{
+  return (b->lang_len == 6 && strncasecmp (b->lang, "python", 6) == 0)
+    || (b->lang_len == 2 && strncasecmp (b->lang, "py", 2) == 0)
+    || (b->lang_len == 7 && strncasecmp (b->lang, "python3", 7) == 0);
 }
 
 /* Search [TEXT, END) by the rules of extract.h.  */
@@ -113,49 +148,30 @@ static bool
 search (const char *text, const char *end, struct dice_extract *x)
 {
   struct dice_extract python = { 0 }, other = { 0 }, open_block = { 0 };
+  struct dice_fenced_block b;
   bool fenced = false, any_block = false;
-  const char *p = text;
 
-  while (p < end)
+  for (const char *p = text; dice_fenced_block_find (p, end, &b); p = b.next)
     {
-      const char *e = line_end (p, end);
-      struct fence open, close;
-      const char *body, *q;
-
-      if (!parse_fence (p, e, true, &open))
-        {
-          p = e + 1;
-          continue;
-        }
       fenced = true;
-      body = e < end ? e + 1 : end;
-      for (q = body; q < end; q = line_end (q, end) + 1)
+      if (!b.closed)
         {
-          const char *qe = line_end (q, end);
-
-          if (parse_fence (q, qe, false, &close) && close.ch == open.ch
-              && close.run >= open.run)
-            break;
-        }
-      if (q >= end)
-        {
-          /* Never closed: the rest of the text is the block.  */
-          if (body < end && dice_extract_defines_modelnew (body, end - body))
+          if (b.body < end && dice_extract_defines_modelnew (b.body,
+                                                             end - b.body))
             open_block = (struct dice_extract) {
-              DICE_EXTRACT_UNTERMINATED, body, end - body, NULL };
-          any_block = any_block || body < end;
+              DICE_EXTRACT_UNTERMINATED, b.body, end - b.body, NULL };
+          any_block = any_block || b.body < end;
           break;
         }
       any_block = true;
-      if (dice_extract_defines_modelnew (body, q - body))
+      if (dice_extract_defines_modelnew (b.body, b.end - b.body))
         {
-          struct dice_extract *best = is_python (&open) ? &python : &other;
+          struct dice_extract *best = is_python (&b) ? &python : &other;
 
           *best = (struct dice_extract) {
-            is_python (&open) ? DICE_EXTRACT_PYTHON_FENCE
-              : DICE_EXTRACT_ANY_FENCE, body, q - body, NULL };
+            is_python (&b) ? DICE_EXTRACT_PYTHON_FENCE
+              : DICE_EXTRACT_ANY_FENCE, b.body, b.end - b.body, NULL };
         }
-      p = line_end (q, end) + 1;
     }
 
   if (python.code)
@@ -198,10 +214,18 @@ last_occurrence (const char *text, size_t len, const char *needle)
   return found;
 }
 
+const char *
+dice_extract_answer (const char *text, size_t len)
+{
+  const char *think = last_occurrence (text, len, "</think>");
+
+  return think ? think + strlen ("</think>") : text;
+}
+
 bool
 dice_extract_code (const char *text, size_t len, struct dice_extract *x)
 {
-  const char *think;
+  const char *answer = dice_extract_answer (text, len);
 
   if (len == 0)
     {
@@ -209,14 +233,8 @@ dice_extract_code (const char *text, size_t len, struct dice_extract *x)
         "empty completion" };
       return false;
     }
-  think = last_occurrence (text, len, "</think>");
-  if (think)
-    {
-      const char *answer = think + strlen ("</think>");
-
-      if (search (answer, text + len, x))
-        return true;
-    }
+  if (answer != text && search (answer, text + len, x))
+    return true;
   return search (text, text + len, x);
 }
 

@@ -140,11 +140,63 @@ test_lengths (void)
       "LEN cuts the name");
 }
 
+/* The body of the first block of TEXT, or "(none)".  */
+static char *
+first_block (const char *text, struct dice_fenced_block *b)
+{
+  char *body;
+
+  if (!dice_fenced_block_find (text, text + strlen (text), b))
+    return strdup ("(none)");
+  body = malloc (b->end - b->body + 1);
+  memcpy (body, b->body, b->end - b->body);
+  body[b->end - b->body] = '\0';
+  return body;
+}
+
+static void
+test_blocks (void)
+{
+  struct dice_fenced_block b;
+  char *body;
+  static const char two[] = "```cuda\nA\n```\ntext\n~~~\nB\n~~~\n";
+
+  body = first_block ("1. The kernel:\n\n    ```cuda\n    __global__ k;\n"
+                      "    ```\nAfter.\n", &b);
+  is_str (body, "    __global__ k;\n", "a block in a list item");
+  ok (b.indent == 4 && b.closed && b.lang_len == 4
+      && strncmp (b.lang, "cuda", 4) == 0 && strcmp (b.next, "After.\n") == 0,
+      "its indentation, language, and what follows");
+  free (body);
+  body = first_block ("```python\ns = '''\n    ```\n'''\n```\n", &b);
+  is_str (body, "s = '''\n    ```\n'''\n",
+          "a fence indented four spaces more does not close the block");
+  free (body);
+  body = first_block ("````\n```\n````\n", &b);
+  is_str (body, "```\n", "a shorter run does not close a longer one");
+  free (body);
+  body = first_block ("```\nopen to the end", &b);
+  ok (!b.closed && strcmp (body, "open to the end") == 0 && *b.next == '\0',
+      "an unclosed block runs to the end");
+  free (body);
+  body = first_block ("Use ```x``` here.\n", &b);
+  is_str (body, "(none)", "inline code is no block");
+  free (body);
+  ok (dice_fenced_block_find (two, two + sizeof two - 1, &b)
+      && dice_fenced_block_find (b.next, two + sizeof two - 1, &b)
+      && strncmp (b.body, "B\n", 2) == 0 && b.lang_len == 0,
+      "the next block, from NEXT");
+  ok (strcmp (dice_extract_answer ("a</think>b</think>c", 19), "c") == 0
+      && strcmp (dice_extract_answer ("abc", 3), "abc") == 0,
+      "the answer starts after the last </think>");
+}
+
 int
 main (void)
 {
   test_rules ();
   test_none ();
   test_lengths ();
+  test_blocks ();
   return done_testing ();
 }
