@@ -86,22 +86,17 @@ count (struct state *st, const char *label)
 static void
 emit (struct state *st, json_t *rec)
 {
-  const struct dice_resume *resume = st->s->resume;
+  struct dice_resume *resume = st->s->resume;
 
-  if (!st->stop && resume
-      && dice_resume_write (st->s->resume, rec) != 0)
+  if (!st->stop
+      && (resume ? dice_resume_write (resume, rec) != 0
+          : dice_jsonl_write (stdout, rec) != 0
+          || (dice_opts.unbuffered && fflush (stdout) != 0)))
     {
-      dice_error_errno (errno, "cannot write to '%s'", resume->path);
-      st->status = DICE_EXIT_TROUBLE;
-      st->stop = true;
-      pthread_cond_broadcast (&st->space);
-      pthread_cond_broadcast (&st->queued);
-    }
-  else if (!st->stop && !resume
-           && (dice_jsonl_write (stdout, rec) != 0
-               || (dice_opts.unbuffered && fflush (stdout) != 0)))
-    {
-      dice_error_errno (errno, "write error");
+      if (resume)
+        dice_error_errno (errno, "cannot write to '%s'", resume->path);
+      else
+        dice_error_errno (errno, "write error");
       st->status = DICE_EXIT_TROUBLE;
       st->stop = true;
       pthread_cond_broadcast (&st->space);
@@ -269,7 +264,9 @@ read_input (struct state *st, const char *path)
                                     dice_record_sample_index (rec)))
         {
           json_decref (rec);
+          pthread_mutex_lock (&st->lock);
           st->resumed++;
+          pthread_mutex_unlock (&st->lock);
         }
       else
         go_on = enqueue (st, rec);

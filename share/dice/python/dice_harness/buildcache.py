@@ -278,7 +278,8 @@ def _build_locked(key, final, tmp_root, name, call, python_module,
         result = call(tmp)
     except BaseException as e:
         message = _text(e).replace(tmp + os.sep, "").replace(tmp, ".")
-        record["message"] = message
+        if "message" in record:     # the builder's, to send back whole
+            record["message"] = message
         record["log"] = _first_errors(message, "")
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(e, Exception) and _deterministic(record["log"]):
@@ -486,7 +487,7 @@ def build_only(kind, name, key, parts, paths):
         fcntl.flock(lock, fcntl.LOCK_EX)
         cache = "hit" if os.path.isdir(final) else "miss"
         if cache == "miss":
-            record = {"log": ""}
+            record = {"log": "", "message": None}
             try:
                 _build_locked(key, final, tmp_root, name, call,
                               python_module, standalone, record)

@@ -242,5 +242,8 @@ def serve(job):
             reply = {"ok": False, "key": None, "cache": None,
                      "message": "%s: %s" % (type(e).__name__, e)
                      if not isinstance(e, Refused) else str(e)}
-        sock.sendall((json.dumps(reply) + "\n").encode("utf-8"))
+        try:
+            sock.sendall((json.dumps(reply) + "\n").encode("utf-8"))
+        except OSError:
+            break       # the candidate is gone: nobody to answer
     return 0
