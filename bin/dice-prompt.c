@@ -413,7 +413,39 @@ struct values
   const json_t *rec;
   const char *ref;
   char level[16], index[32];
+  char *names;                  /* {{names}}, made when asked for */
 };
+
+/* The core's variable names of REC's infill, in backquotes: "`a`",
+   "`a` and `b`", "`a`, `b` and `c`"; NULL when there are none.  */
+static char *
+infill_names (const json_t *rec)
+{
+  json_t *names = dice_record_get (rec, "infill.names");
+  size_t n = json_array_size (names), len = 1;
+  char *text;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const char *name = json_string_value (json_array_get (names, i));
+
+      if (name == NULL)
+        return NULL;
+      len += strlen (name) + sizeof "``, and ";
+    }
+  if (n == 0)
+    return NULL;
+  text = xrealloc (NULL, len);
+  *text = '\0';
+  for (size_t i = 0; i < n; i++)
+    {
+      strcat (text, i == 0 ? "" : i + 1 == n ? " and " : ", ");
+      strcat (text, "`");
+      strcat (text, json_string_value (json_array_get (names, i)));
+      strcat (text, "`");
+    }
+  return text;
+}
 
 static const char *
 lookup (const char *variable, void *ctx)
@@ -445,6 +477,12 @@ lookup (const char *variable, void *ctx)
     return dice_record_string (v->rec, "infill.prefix");
   if (strcmp (variable, "suffix") == 0)
     return dice_record_string (v->rec, "infill.suffix");
+  if (strcmp (variable, "names") == 0)
+    {
+      if (v->names == NULL)
+        v->names = infill_names (v->rec);
+      return v->names;
+    }
   return NULL;
 }
 
@@ -456,6 +494,7 @@ record_source (const char *variable)
     {"ref", "ref"}, {"id", "id"}, {"name", "problem.name"},
     {"level", "problem.level"}, {"index", "problem.index"},
     {"prefix", "infill.prefix"}, {"suffix", "infill.suffix"},
+    {"names", "infill.names"},
   };
 
   for (size_t i = 0; i < DICE_ARRAY_SIZE (sources); i++)
@@ -481,6 +520,8 @@ add_prompt (const struct settings *s, json_t *rec, const char *ref)
   const char *missing;
   char *text = dice_template_render (&template, lookup, &v, &missing);
   json_t *prompt = prompt_object (s);
+
+  free (v.names);
 
   if (text == NULL && missing == NULL)
     {

@@ -9,7 +9,7 @@
 /* Keep in step with the VARIABLES section of dice-prompt(1).  */
 static const char *const known_variables[] = {
   "ref", "id", "name", "level", "index", "precision", "precision_note",
-  "prefix", "suffix", "open",
+  "prefix", "suffix", "names", "open",
 };
 
 bool
@@ -97,7 +97,8 @@ parse (struct dice_template *t)
       if (!dice_template_known_variable (variable))
         return fail (t, line_of (t->text, open),
                      "unknown template variable '%s'", variable);
-      if (strcmp (variable, "prefix") == 0 || strcmp (variable, "suffix") == 0)
+      if (strcmp (variable, "prefix") == 0 || strcmp (variable, "suffix") == 0
+          || strcmp (variable, "names") == 0)
         t->infill = true;
       if (add_part (t, true, name, name_end - name) != 0)
         return -1;

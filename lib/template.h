@@ -20,7 +20,7 @@ struct dice_template
   char *text;
   struct dice_template_part *parts;
   size_t nparts;
-  bool infill;                  /* uses {{prefix}} or {{suffix}} */
+  bool infill;                  /* uses {{prefix}}, {{suffix}} or {{names}} */
   /* After a failed load: what went wrong, and where (line 0: no line).  */
   char error[256];
   unsigned long error_line;

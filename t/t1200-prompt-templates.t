@@ -57,7 +57,7 @@ test_expect_success 'an infill template needs input records' '
 
 test_expect_success 'setup: split records' '
 	dice-prompt L1:1-2 >p &&
-	jq -c "{id, problem, ref, code: \"PREFIX\nCORE\nSUFFIX\", infill: {prefix: \"PRE_PART\", core: \"CORE\", suffix: \"SUF_PART\"}, extra: [1, 0.5]}" p >split
+	jq -c "{id, problem, ref, code: \"PREFIX\nCORE\nSUFFIX\", infill: {prefix: \"PRE_PART\", core: \"CORE\", suffix: \"SUF_PART\", names: [\"SRC\"]}, extra: [1, 0.5]}" p >split
 '
 
 test_expect_success '--infill renders each record and keeps its keys in order' '
@@ -72,6 +72,19 @@ test_expect_success '--infill renders each record and keeps its keys in order' '
 	test_cmp split kept
 '
 
+test_expect_success '{{names}}: the variables of the core, in backquotes, joined as prose' '
+	for names in "[\"a\"]" "[\"a\",\"b\"]" "[\"a\",\"b\",\"c\"]"; do
+		jq -c ".infill.names = $names" split | sed -n 1p || exit 1
+	done >named &&
+	printf "%s" "{{names}}" >names.tmpl &&
+	dice-prompt --infill -t ./names.tmpl named | jq -r .prompt.text >actual &&
+	printf "%s\n" "\`a\`" "\`a\` and \`b\`" "\`a\`, \`b\` and \`c\`" >expect &&
+	test_cmp expect actual &&
+	dice-prompt --infill named | jq -r .prompt.text | grep -c "assignment of \`a\` and \`b\`, the CUDA source" >count &&
+	echo 1 >expect &&
+	test_cmp expect count
+'
+
 test_expect_success "'-' as the source and FILE arguments read records too" '
 	dice-prompt - <split >a &&
 	dice-prompt --infill split >b &&
@@ -83,7 +96,7 @@ test_expect_success 'a record lacking the infill parts gets prompt.error, exit 0
 	jq -c "del(.infill)" split >noinfill &&
 	dice-prompt --infill <noinfill >out 2>err &&
 	test_line_count = 2 out &&
-	jq -e "(.prompt.error | contains(\"infill.prefix\")) and (.prompt | has(\"text\") | not)" out &&
+	jq -e "(.prompt.error | contains(\"needs infill.names\")) and (.prompt | has(\"text\") | not)" out &&
 	grep "^dice-prompt: 2 records got no prompt text" err
 '
 
