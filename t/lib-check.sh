@@ -11,17 +11,9 @@ record () {
 		'{id: $id, sample: {index: 0}, ref: $ref, code: $code}'
 }
 
-# A reference any CPU torch can run: ReLU of a 64x128 tensor.
-REF='import torch
-class Model(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-    def forward(self, x):
-        return torch.relu(x)
-def get_inputs():
-    return [torch.randn(64, 128)]
-def get_init_inputs():
-    return []'
+# A reference any CPU torch can run: ReLU of a 64x128 tensor, the
+# deception corpus's relu problem (without its final newline).
+REF=$(cat "$TEST_SRCDIR/deception/ref-relu.py")
 
 # A candidate with no build: CODE_PREFIX (module-level code, may be
 # empty) and a forward body.

@@ -1,7 +1,8 @@
 """records.py DIR [DEVICE]: the corpus in DIR (labels, ext.cpp or
 ext.cu, ref-*.py, candidates) as dice records on standard output, one per
 label line; #@EXT@ in a candidate becomes the load_inline of the shared
-extension, the same text everywhere so that it builds once."""
+extension, the same text everywhere so that it builds once.  A reference
+DIR lacks is taken from its parent: the corpora share their problems."""
 import json
 import os
 import re
@@ -30,7 +31,10 @@ with open(os.path.join(directory, "labels")) as f:
         name, ref = fields[0], fields[1]
         with open(os.path.join(directory, name + ".py")) as g:
             code = g.read().replace("#@EXT@\n", ext)
-        with open(os.path.join(directory, "ref-%s.py" % ref)) as g:
+        path = os.path.join(directory, "ref-%s.py" % ref)
+        if not os.path.exists(path):
+            path = os.path.join(directory, os.pardir, "ref-%s.py" % ref)
+        with open(path) as g:
             reference = g.read()
         print(json.dumps({"id": name, "sample": {"index": 0}, "ref": reference,
                           "code": code}))
