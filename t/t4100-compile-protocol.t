@@ -65,4 +65,22 @@ test_expect_success 'several at once keep the input order' '
 	test_cmp expect actual
 '
 
+test_expect_success '--resume: built records are not built again; a checked one is not a compile record' '
+	record L1/1_A "x = 1" >a.jsonl &&
+	record L1/2_B "x = 2" >>a.jsonl &&
+	rm -f cache/runs built.jsonl &&
+	sed -n 1p a.jsonl | dice-compile -q --resume built.jsonl &&
+	dice-compile -q --resume built.jsonl a.jsonl >out &&
+	test_must_be_empty out &&
+	jq -r "[.id, .compile.ok] | @tsv" built.jsonl >actual &&
+	printf "L1/1_A\ttrue\nL1/2_B\ttrue\n" >expect &&
+	test_cmp expect actual &&
+	printf "L1/1_A\nL1/2_B\n" >expect &&
+	test_cmp expect cache/runs &&
+	jq -c ". + {check: {status: \"correct\"}}" a.jsonl >checked.jsonl &&
+	dice-compile -q --resume checked.jsonl a.jsonl 2>err &&
+	grep "^dice-compile:checked.jsonl:1: not a compile record; ignored" err &&
+	test_line_count = 4 checked.jsonl
+'
+
 test_done
