@@ -12,6 +12,7 @@ EXTRA_DIST += \
 
 # the robust check's static scan
 EXTRA_DIST += contrib/bench/scan-speed.sh
+EXTRA_DIST += contrib/bench/builder-overhead.sh
 
 # dice-time
 EXTRA_DIST += contrib/bench/time-repeatability.sh

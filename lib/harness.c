@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -769,10 +770,20 @@ struct builder
   int channel[2];               /* the builder's end, the candidate's */
 };
 
+/* Most candidates build nothing or only hit the cache: the builder
+   starts when the first request arrives, and not at all when the
+   candidate ends (builder_stop's shutdown) without one.  */
 static void *
-builder_main (void *sb)
+builder_main (void *arg)
 {
-  dice_sandbox_run (sb);
+  struct builder *b = arg;
+  struct pollfd wait = { b->channel[0], POLLIN, 0 };
+  char first;
+
+  while (poll (&wait, 1, -1) < 0 && errno == EINTR)
+    ;
+  if (recv (b->channel[0], &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1)
+    dice_sandbox_run (&b->sb);
   return NULL;
 }
 
@@ -797,7 +808,7 @@ builder_start (struct builder *b, const struct dice_harness *h,
   b->sb.isolate = h->isolate;
   b->sb.writable = writable;
   b->sb.channel = &b->channel[0];
-  err = pthread_create (&b->thread, NULL, builder_main, &b->sb);
+  err = pthread_create (&b->thread, NULL, builder_main, b);
   if (err != 0)
     {
       close (b->channel[0]);

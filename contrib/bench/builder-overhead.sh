@@ -1,0 +1,66 @@
+#!/bin/sh
+# builder-overhead.sh: what the builder sandbox costs dice-check per
+# candidate, against a revision before it (or any other).
+# Usage: contrib/bench/builder-overhead.sh [REV] [CANDIDATES] [RUNS]
+# Builds REV (default 9157ad4, the last commit before the builder) in a
+# temporary worktree, then runs dice-check -j2 --device cpu over CANDIDATES
+# (default 8) CPU candidates that build nothing, RUNS (default 5) times,
+# alternating REV's build and this build directory's, and prints each
+# side's median wall and CPU seconds.  Run from a configured build
+# directory; needs a Python with torch (DICE_PYTHON, default python3).
+set -eu
+rev=${1:-9157ad4}
+n=${2:-8}
+runs=${3:-5}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(pwd)
+if [ ! -x "$build/bin/dice-check" ]; then
+	echo "$0: run from a build directory (no bin/dice-check here)" >&2
+	exit 2
+fi
+DICE_PYTHON=${DICE_PYTHON:-python3}
+export DICE_PYTHON
+work=$(mktemp -d)
+trap 'git -C "$here" worktree remove --force "$work/old" >/dev/null 2>&1; rm -rf "$work"' EXIT
+
+git -C "$here" worktree add -q --detach "$work/old" "$rev"
+(cd "$work/old" && autoreconf -fi >/dev/null 2>&1 && mkdir build && cd build &&
+	../configure -q >/dev/null && make -j2 >/dev/null)
+
+i=1
+while [ "$i" -le "$n" ]; do
+	jq -nc --arg id "L1/${i}_T" --rawfile ref "$here/t/deception/ref-relu.py" \
+		'{id: $id, sample: {index: 0}, ref: $ref,
+		  code: "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"}'
+	i=$((i + 1))
+done >"$work/candidates.jsonl"
+
+# one NAME BUILD SRCDIR: append "NAME WALL CPU" to $work/times.
+one () {
+	DICE_DATADIR=$3/share/dice /usr/bin/time -f "$1 %e %U %S" -o "$work/t" \
+		"$2/bin/dice-check" -q -j2 --device cpu --cache "$work/cache" \
+		"$work/candidates.jsonl" >"$work/out"
+	test "$(jq -r .check.status "$work/out" | sort -u)" = correct || {
+		echo "$0: $1: not every candidate came out correct" >&2
+		exit 1
+	}
+	awk '{ print $1, $2, $3 + $4 }' "$work/t" >>"$work/times"
+}
+
+r=0
+while [ "$r" -lt "$runs" ]; do
+	one before "$work/old/build" "$work/old"
+	one after "$build" "$here"
+	r=$((r + 1))
+done
+echo "$n candidates that build nothing, dice-check -j2 --device cpu, $runs runs each"
+# median COLUMN SIDE: the median of a column of $work/times for SIDE.
+median () {
+	awk -v side="$2" -v col="$1" '$1 == side { print $col }' "$work/times" |
+		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+for side in before after; do
+	printf "%-6s %s: median wall %s s, median CPU %s s\n" "$side" \
+		"$(if [ "$side" = before ]; then echo "$rev"; else echo "this tree"; fi)" \
+		"$(median 2 "$side")" "$(median 3 "$side")"
+done
