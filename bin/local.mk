@@ -1,29 +1,34 @@
-## bin/local.mk: one program per source file.
+## bin/local.mk: the programs.  A program may have several sources; what
+## every program needs and lib/ may not do (dying) is in libdicecli.
+
+noinst_LIBRARIES += bin/libdicecli.a
+bin_libdicecli_a_SOURCES = bin/cli.c bin/cli.h
+CLI_LIBS = bin/libdicecli.a $(DICE_LIBS)
 
 bin_PROGRAMS += bin/dice-prompt
 bin_dice_prompt_SOURCES = bin/dice-prompt.c
-bin_dice_prompt_LDADD = $(DICE_LIBS)
+bin_dice_prompt_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-sample
 bin_dice_sample_SOURCES = bin/dice-sample.c
-bin_dice_sample_LDADD = $(DICE_LIBS) $(LIBCURL_LIBS) -lm
+bin_dice_sample_LDADD = $(CLI_LIBS) $(LIBCURL_LIBS) -lm
 
 bin_PROGRAMS += bin/dice-score
 bin_dice_score_SOURCES = bin/dice-score.c
-bin_dice_score_LDADD = $(DICE_LIBS)
+bin_dice_score_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-split
 bin_dice_split_SOURCES = bin/dice-split.c
-bin_dice_split_LDADD = $(DICE_LIBS)
+bin_dice_split_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-compile
 bin_dice_compile_SOURCES = bin/dice-compile.c
-bin_dice_compile_LDADD = $(DICE_LIBS)
+bin_dice_compile_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-check
 bin_dice_check_SOURCES = bin/dice-check.c
-bin_dice_check_LDADD = $(DICE_LIBS)
+bin_dice_check_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-time
 bin_dice_time_SOURCES = bin/dice-time.c
-bin_dice_time_LDADD = $(DICE_LIBS)
+bin_dice_time_LDADD = $(CLI_LIBS)

@@ -13,10 +13,12 @@ lib_libdice_a_SOURCES = \
 	lib/fileio.c lib/fileio.h \
 	lib/jsonl.c lib/jsonl.h \
 	lib/msg.c lib/msg.h \
+	lib/numarg.c lib/numarg.h \
 	lib/options.c lib/options.h \
 	lib/progname.c lib/progname.h \
 	lib/record.c lib/record.h \
 	lib/resume.c lib/resume.h \
+	lib/secrets.c lib/secrets.h \
 	lib/sha256.c lib/sha256.h \
 	lib/template.c lib/template.h
 

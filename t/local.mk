@@ -133,6 +133,11 @@ EXTRA_DIST += t/deception
 unit_tests += t/t0013-lib-pyscan.t
 t_t0013_lib_pyscan_t_SOURCES = t/t0013-lib-pyscan.c t/tap.h
 t_t0013_lib_pyscan_t_LDADD = $(DICE_LIBS)
+
+# shared policy: secret names, redaction, numeric option values
+unit_tests += t/t0016-lib-policy.t
+t_t0016_lib_policy_t_SOURCES = t/t0016-lib-policy.c t/tap.h
+t_t0016_lib_policy_t_LDADD = $(DICE_LIBS) -lm
 check_PROGRAMS += t/pyscan-dump
 t_pyscan_dump_SOURCES = t/pyscan-dump.c
 t_pyscan_dump_LDADD = $(DICE_LIBS)
