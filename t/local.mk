@@ -102,13 +102,15 @@ shell_tests += \
 	t/t4900-harness-cache.t \
 	t/t4901-harness-check.t \
 	t/t4902-harness-builds.t \
+	t/t4903-harness-modules.t \
 	t/t5000-check-cpu.t \
 	t/t5100-check-protocol.t \
 	t/t5200-check-hostile.t \
 	t/t5210-check-builder.t \
 	t/t5800-check-input.t \
 	t/t5900-check-gpu.t
-test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp
+test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
+	t/harness-imports.py
 
 # dice-time
 shell_tests += \

@@ -18,15 +18,16 @@ def _compile_object(arch, error=None):
     """The result's `compile` object.  ERROR, a one-line Python error that
     kept the candidate module from running, fails it even when every
     extension built."""
-    from . import buildcache, runner
+    from . import buildcache
+    from .redact import clean
     obj = buildcache.summary()
     del obj["error"]
     if error is not None and obj["ok"]:
         obj["ok"] = False
         obj["log"] = error
-    obj["log"] = runner.clean(obj["log"])
+    obj["log"] = clean(obj["log"])
     obj["arch"] = arch
-    obj["builds"] = [dict(b, log=runner.clean(b["log"])) for b in buildcache.builds]
+    obj["builds"] = [dict(b, log=clean(b["log"])) for b in buildcache.builds]
     return obj
 
 
@@ -41,7 +42,8 @@ def _number(job, name, default, kind):
 
 
 def run(job):
-    from . import buildcache, runner
+    from . import buildcache, device, runner, status
+    from .redact import one_line
     mode = job.get("mode")
     if mode not in ("compile", "check", "time"):
         raise ValueError("job mode must be compile, check or time")
@@ -58,28 +60,20 @@ def run(job):
         raise ValueError("job trials must be at least 1")
     directory = os.getcwd()
     __import__("torch")     # before any candidate code runs
-    arch = runner.set_arch(job)
+    arch = device.set_arch(job)
     buildcache.install(job.get("cache") or os.path.join(directory, ".dice-cache"))
     if mode == "compile":
         error = runner.compile_job(job, directory)
         return {"compile": _compile_object(
-            arch, runner.one_line(error) if error is not None else None)}
+            arch, one_line(error) if error is not None else None)}
     if mode == "time":
         from . import timing
         return timing.run(job, directory, arch, _number, _compile_object)
-    check.update(runner.device_info(job.get("device") or "cpu"))
+    check.update(device.device_info(job.get("device") or "cpu"))
     try:
         runner.check_job(job, directory, check)
-    except runner.Failure as f:
-        check["status"] = f.status
-        check["error"] = runner.clean(str(f))
     except BaseException as e:
-        if not buildcache.summary()["ok"]:
-            check["status"] = "compile_error"
-            check["error"] = buildcache.summary()["error"]
-        else:
-            check["status"] = "oom" if runner.is_oom(e) else "runtime_error"
-            check["error"] = runner.one_line(e)
+        check["status"], check["error"] = status.of(e)
     check["correct"] = check["status"] == "correct"
     error = check["error"] if check["status"] == "compile_error" else None
     return {"compile": _compile_object(arch, error), "check": check}
@@ -98,8 +92,7 @@ def main():
             print("dice_harness: bad job: %s" % e, file=sys.stderr)
             return 2
         return builder.serve(job)
-    from . import resultfd, runner
-    runner.remember_secrets(os.environ)
+    from . import redact, resultfd
     try:
         resultfd.take()
     except OSError as e:
@@ -109,6 +102,7 @@ def main():
         job = json.loads(sys.stdin.read())
         if not isinstance(job, dict):
             raise ValueError("job is not a JSON object")
+        redact.remember_secrets(os.environ, job.get("secret_patterns"))
         result = run(job)
     except ValueError as e:
         print("dice_harness: bad job: %s" % e, file=sys.stderr)
@@ -116,7 +110,7 @@ def main():
     except Exception as e:
         # The harness's own trouble (an unwritable cache, say); candidate
         # failures never get here.
-        print("dice_harness: %s" % runner.one_line(e), file=sys.stderr)
+        print("dice_harness: %s" % redact.one_line(e), file=sys.stderr)
         return 2
     sys.stdout.flush()
     sys.stderr.flush()

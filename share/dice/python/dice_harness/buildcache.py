@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 
-from . import HARNESS_VERSION
+from . import HARNESS_VERSION, buildclient
 
 LOG_LIMIT = 2048
 
@@ -414,9 +414,8 @@ def install(cache_dir):
     written by the builder when DICE_BUILD_FD names one, else here."""
     global _cache_dir, _client
     import torch.utils.cpp_extension as ext
-    from . import builder
     _cache_dir = os.path.abspath(cache_dir)
-    _client = builder.connect()
+    _client = buildclient.connect()
     if _client is None:
         os.makedirs(_cache_dir, exist_ok=True)
     if not _original:
@@ -498,6 +497,18 @@ def build_only(kind, name, key, parts, paths):
         with open(os.path.join(final, "meta.json")) as f:
             meta = json.load(f)
         return cache, None if meta.get("ok", True) else meta["message"]
+
+
+def loaded_modules():
+    """The extension modules loaded so far, each once (a build asked for
+    twice is loaded once; load() of a standalone gives a path, not a
+    module)."""
+    seen = []
+    for value in _loaded.values():
+        if value is not None and not isinstance(value, (str, bytes, int)) \
+                and all(value is not s for s in seen):
+            seen.append(value)
+    return seen
 
 
 def summary():

@@ -114,52 +114,6 @@ def check_parts(kind, name, parts):
                           % (key, value))
 
 
-# --- the candidate's side ---------------------------------------------
-
-class Client:
-    """The candidate process's connection to its builder."""
-
-    def __init__(self, fd):
-        self._sock = socket.socket(fileno=fd)
-        self._file = self._sock.makefile("rb")
-        self._lock = threading.Lock()
-
-    def build(self, kind, name, parts, files=None):
-        request = {"kind": kind, "name": name, "parts": parts}
-        if files is not None:
-            request["files"] = [[n, base64.b64encode(data).decode("ascii")]
-                                for n, data in files]
-        line = (json.dumps(request) + "\n").encode("utf-8")
-        with self._lock:
-            try:
-                self._sock.sendall(line)
-                answer = self._file.readline()
-            except OSError as e:
-                raise RuntimeError("dice's builder cannot be reached: %s" % e)
-        if not answer:
-            raise RuntimeError("dice's builder stopped before answering")
-        return json.loads(answer)
-
-
-def connect():
-    """The Client named by DICE_BUILD_FD, moved to a private close-on-exec
-    descriptor and the variable removed; None without one (a person
-    running the harness by hand builds in this process)."""
-    name = os.environ.pop("DICE_BUILD_FD", None)
-    if name is None or not name.strip().isdigit():
-        return None
-    import fcntl
-    original = int(name)
-    try:
-        private = fcntl.fcntl(original, fcntl.F_DUPFD_CLOEXEC, 200)
-    except OSError:
-        return None
-    os.close(original)
-    return Client(private)
-
-
-# --- the builder's side -----------------------------------------------
-
 def _build_files(files, directory):
     """Write the files of a load() request into DIRECTORY; return their
     paths and the key's view of them."""
@@ -230,8 +184,8 @@ def serve(job):
     for line in requests:
         try:
             if not ready:
-                from . import buildcache, runner    # torch: only when asked
-                runner.set_arch(job)
+                from . import buildcache, device    # only when asked
+                device.set_arch(job)
                 buildcache.install_builder(job.get("cache") or
                                            os.path.join(os.getcwd(), ".dice-cache"))
                 ready = True

@@ -25,7 +25,6 @@ this module, before any candidate code runs.
 import contextlib
 import os
 import re
-import sys
 import threading
 import time
 
@@ -151,15 +150,6 @@ def _recorder(state, timed):
     return Recorder()
 
 
-def _extension_modules():
-    seen = []
-    for value in buildcache._loaded.values():
-        if value is not None and not isinstance(value, (str, bytes, int)) \
-                and all(value is not s for s in seen):
-            seen.append(value)
-    return seen
-
-
 @contextlib.contextmanager
 def _wrapped_extensions(state, candidate, model):
     """Replace each function of the built extensions, in the module and
@@ -197,7 +187,7 @@ def _wrapped_extensions(state, candidate, model):
         setter(holder, attr, value) if setter is setattr else holder.__setitem__(attr, value)
 
     try:
-        for module in _extension_modules():
+        for module in buildcache.loaded_modules():
             for attr in dir(module):
                 fn = getattr(module, attr, None)
                 if attr.startswith("_") or not callable(fn) or isinstance(fn, type):
@@ -480,7 +470,7 @@ def _instrumented(ctx, ev):
     if prof is None or not _gpu_evidence(ctx, ev, prof, state):
         if ev.custom_calls == 0:
             ev.flag("kernel_not_launched", "no function of the candidate's extension ran "
-                    "during forward" if _extension_modules() else
+                    "during forward" if buildcache.loaded_modules() else
                     "the candidate built no extension")
         own = max(state.ext_time - t_in, 0.0)
         denominator = state.ext_time + t_out

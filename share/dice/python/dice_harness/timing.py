@@ -13,15 +13,22 @@ synchronisation also joins the threads the call started, so work hidden
 in a Python thread is counted and the call is flagged (threads).
 """
 
-import os
 import threading
 import time
 
-from . import buildcache, runner
-from .runner import Failure, one_line
+from . import runner, status
+from .device import (clone, device_info, gpu_state, init_inputs, make_inputs,
+                     seed_all)
+from .redact import one_line
+from .status import Failure, built_or_fail, reference
 
 # Without a readable L2 size, flush with this much.
 DEFAULT_FLUSH_BYTES = 50 << 20
+
+# How long, in seconds, the end of a call waits for the Python threads the
+# call left running (dice-time(1), TIMING): long enough for honest work,
+# short enough that a thread that never ends cannot hold the job.
+THREAD_JOIN_SECONDS = 10.0
 
 
 class _Flusher:
@@ -60,7 +67,7 @@ class _Timer:
         if self.cuda:
             self.torch.cuda.synchronize()
 
-    def __call__(self, fn, args, join_timeout):
+    def __call__(self, fn, args):
         torch = self.torch
         before = set(threading.enumerate())
         if self.cuda:
@@ -76,7 +83,7 @@ class _Timer:
         returned = time.perf_counter_ns()
         left = [t for t in threading.enumerate()
                 if t not in before and t.is_alive()]
-        deadline = time.monotonic() + join_timeout
+        deadline = time.monotonic() + THREAD_JOIN_SECONDS
         for t in left:
             t.join(max(0.0, deadline - time.monotonic()))
         self._sync()
@@ -87,34 +94,6 @@ class _Timer:
         else:
             event = (returned - t0) / 1e6
         return wall, event, bool(left)
-
-
-def _nvml_state():
-    """SM and memory clocks (MHz) and temperature (C) of this worker's
-    GPU, or Nones.  CUDA_VISIBLE_DEVICES, set by C to one number per
-    worker, is NVML's index."""
-    import ctypes
-    clocks, temperature = None, None
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]
-    if not visible.isdigit():
-        return clocks, temperature
-    try:
-        nvml = ctypes.CDLL("libnvidia-ml.so.1")
-        if nvml.nvmlInit_v2() != 0:
-            return clocks, temperature
-        handle = ctypes.c_void_p()
-        if nvml.nvmlDeviceGetHandleByIndex_v2(int(visible),
-                                              ctypes.byref(handle)) != 0:
-            return clocks, temperature
-        sm, mem, temp = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-        if nvml.nvmlDeviceGetClockInfo(handle, 1, ctypes.byref(sm)) == 0 and \
-                nvml.nvmlDeviceGetClockInfo(handle, 2, ctypes.byref(mem)) == 0:
-            clocks = {"sm": sm.value, "memory": mem.value}
-        if nvml.nvmlDeviceGetTemperature(handle, 0, ctypes.byref(temp)) == 0:
-            temperature = temp.value
-    except (OSError, AttributeError):
-        pass
-    return clocks, temperature
 
 
 def time_job(job, directory, out):
@@ -130,33 +109,32 @@ def time_job(job, directory, out):
     if baseline == "compile" and not hasattr(torch, "compile"):
         raise Failure("runtime_error", "--baseline compile needs torch.compile "
                       "(torch >= 2.0); this is torch %s" % torch.__version__)
-    ref = runner._reference("source", lambda: runner.load_source(
+    ref = reference("source", lambda: runner.load_source(
         "dice_ref", job.get("ref") or "", directory))
     try:
         new = runner.load_source("dice_candidate", job.get("code") or "", directory)
     except BaseException as e:
-        runner._built_or_fail()
+        built_or_fail()
         raise Failure("compile_error", one_line(e))
-    init = runner._reference("get_init_inputs", lambda: runner.init_inputs(ref, None))
-    runner.seed_all(seed)
-    ref_model = runner._reference("Model", lambda: ref.Model(*init))
-    runner.seed_all(seed)
+    init = reference("get_init_inputs", lambda: init_inputs(ref, None))
+    seed_all(seed)
+    ref_model = reference("Model", lambda: ref.Model(*init))
+    seed_all(seed)
     new_model = new.ModelNew(*init)
-    runner._built_or_fail()
+    built_or_fail()
     runner.copy_weights(ref_model, new_model)
-    ref_model = runner._reference("Model", lambda: ref_model.to(device).eval())
+    ref_model = reference("Model", lambda: ref_model.to(device).eval())
     new_model = new_model.to(device).eval()
     ref_fn = ref_model
     if baseline == "compile":
-        ref_fn = runner._reference("torch.compile", lambda: torch.compile(ref_model))
+        ref_fn = reference("torch.compile", lambda: torch.compile(ref_model))
     timed_ref = baseline != "file"
 
-    ref_inputs = [runner._reference("get_inputs", lambda: runner.make_inputs(
+    ref_inputs = [reference("get_inputs", lambda: make_inputs(
         ref, device, seed + 1 + t)) for t in range(sets)]
-    new_inputs = [runner.clone(i) for i in ref_inputs]
+    new_inputs = [clone(i) for i in ref_inputs]
     flush = _Flusher(device, job.get("flush", True) is not False)
     timer = _Timer(device)
-    join = float(job.get("join_timeout") or 10.0)
     samples = {"ref": [], "new": [], "ref_event": [], "new_event": []}
     threads = False
     with torch.no_grad():
@@ -168,18 +146,18 @@ def time_job(job, directory, out):
                     continue
                 flush()
                 if side == "ref":
-                    wall, event, left = runner._reference(
-                        "forward", lambda: timer(fn, inputs[k], join))
+                    wall, event, left = reference(
+                        "forward", lambda: timer(fn, inputs[k]))
                 else:
-                    wall, event, left = timer(fn, inputs[k], join)
-                    runner._built_or_fail()
+                    wall, event, left = timer(fn, inputs[k])
+                    built_or_fail()
                     threads = threads or left
                 if i >= warmup:
                     samples[side].append(wall)
                     samples[side + "_event"].append(event)
     clocks, temperature = (None, None)
     if device == "cuda":
-        clocks, temperature = _nvml_state()
+        clocks, temperature = gpu_state()
     out.update({
         "status": "ok",
         "ref": samples["ref"] if timed_ref else None,
@@ -205,18 +183,10 @@ def run(job, directory, arch, number, compile_object):
         raise ValueError("job trials, warmup or input_sets out of range")
     if job.get("baseline", "eager") not in ("eager", "compile", "file", None):
         raise ValueError("job baseline must be eager, compile or file")
-    out.update(runner.device_info(job.get("device") or "cpu"))
+    out.update(device_info(job.get("device") or "cpu"))
     try:
         time_job(job, directory, out)
-    except Failure as f:
-        out["status"] = f.status
-        out["error"] = runner.clean(str(f))
     except BaseException as e:
-        if not buildcache.summary()["ok"]:
-            out["status"] = "compile_error"
-            out["error"] = buildcache.summary()["error"]
-        else:
-            out["status"] = "oom" if runner.is_oom(e) else "runtime_error"
-            out["error"] = one_line(e)
+        out["status"], out["error"] = status.of(e)
     error = out["error"] if out["status"] == "compile_error" else None
     return {"compile": compile_object(arch, error), "time": out}

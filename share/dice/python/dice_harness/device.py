@@ -1,0 +1,160 @@
+"""The device and the inputs: what runs where, what it is, and how the
+reference's inputs are made, the same way for check and time.
+
+Seeds, so that a failing trial can be reproduced by hand (each
+torch.manual_seed below also seeds Python's random and numpy's generator):
+  torch.manual_seed(seed); Model(*get_init_inputs())
+  torch.manual_seed(seed); ModelNew(*get_init_inputs())
+  trial t (0-based): torch.manual_seed(seed + 1 + t); get_inputs()
+get_inputs runs with the target device as torch's default device where
+this torch can do that (torch >= 2.0: `with torch.device(...)`), so large
+inputs are made where they are used; otherwise on the CPU, then moved.
+CUDA and CPU generators give different numbers for the same seed, so
+reproduce on the device named in the record.
+"""
+
+import os
+import platform
+import random
+import sys
+
+
+def device_info(device):
+    import torch
+    info = {"torch": torch.__version__, "cuda": torch.version.cuda,
+            "device": None, "driver": None}
+    if device == "cuda" and torch.cuda.is_available():
+        info["device"] = torch.cuda.get_device_name(torch.cuda.current_device())
+        info["driver"] = _driver_version()
+    else:
+        info["device"] = "cpu: " + _cpu_name()
+    return info
+
+
+def _cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine() or "unknown"
+
+
+def _driver_version():
+    import ctypes
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        if nvml.nvmlInit_v2() == 0:
+            buf = ctypes.create_string_buffer(96)
+            if nvml.nvmlSystemGetDriverVersion(buf, 96) == 0:
+                return buf.value.decode()
+    except (OSError, AttributeError):
+        pass
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        v = ctypes.c_int()
+        if cuda.cuDriverGetVersion(ctypes.byref(v)) == 0:
+            return "cuda %d.%d" % (v.value // 1000, v.value % 1000 // 10)
+    except (OSError, AttributeError):
+        pass
+    return None
+
+
+def set_arch(job):
+    """Make TORCH_CUDA_ARCH_LIST what the job says, or the device's own
+    capability, so that the cache key and the build agree."""
+    arch = job.get("arch")
+    if not arch and job.get("device") == "cuda":
+        import torch
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            arch = "%d.%d" % (major, minor)
+    if arch:
+        os.environ["TORCH_CUDA_ARCH_LIST"] = str(arch)
+    return os.environ.get("TORCH_CUDA_ARCH_LIST") or None
+
+
+def seed_all(seed):
+    """torch's generators (CPU and every GPU), Python's, and numpy's when
+    something has imported it."""
+    import torch
+    random.seed(seed)
+    torch.manual_seed(seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(seed % (1 << 32))
+
+
+def to_device(value, device):
+    import torch
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_device(v, device) for v in value)
+    return value
+
+
+def clone(value):
+    import torch
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(clone(v) for v in value)
+    return value
+
+
+def make_inputs(module, device, seed):
+    """get_inputs() on DEVICE after torch.manual_seed(SEED): made there
+    when torch allows a default device, else made on the CPU and moved."""
+    import torch
+    seed_all(seed)
+    if device != "cpu" and hasattr(torch.device("cpu"), "__enter__"):
+        try:
+            with torch.device(device):
+                return to_device(list(module.get_inputs()), device)
+        except Exception:
+            seed_all(seed)
+    return to_device(list(module.get_inputs()), device)
+
+
+def init_inputs(ref, new):
+    for module in (ref, new):
+        if module is not None and hasattr(module, "get_init_inputs"):
+            return list(module.get_init_inputs())
+    return []
+
+
+def sync(device):
+    if device == "cuda":
+        import torch
+        torch.cuda.synchronize()
+
+
+def gpu_state():
+    """SM and memory clocks (MHz) and temperature (C) of this worker's
+    GPU, or Nones.  CUDA_VISIBLE_DEVICES, set by C to one number per
+    worker, is NVML's index."""
+    import ctypes
+    clocks, temperature = None, None
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]
+    if not visible.isdigit():
+        return clocks, temperature
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        if nvml.nvmlInit_v2() != 0:
+            return clocks, temperature
+        handle = ctypes.c_void_p()
+        if nvml.nvmlDeviceGetHandleByIndex_v2(int(visible),
+                                              ctypes.byref(handle)) != 0:
+            return clocks, temperature
+        sm, mem, temp = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+        if nvml.nvmlDeviceGetClockInfo(handle, 1, ctypes.byref(sm)) == 0 and \
+                nvml.nvmlDeviceGetClockInfo(handle, 2, ctypes.byref(mem)) == 0:
+            clocks = {"sm": sm.value, "memory": mem.value}
+        if nvml.nvmlDeviceGetTemperature(handle, 0, ctypes.byref(temp)) == 0:
+            temperature = temp.value
+    except (OSError, AttributeError):
+        pass
+    return clocks, temperature
