@@ -116,6 +116,7 @@ test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
 shell_tests += \
 	t/t6000-time-fake.t \
 	t/t6100-time-cpu.t \
+	t/t6200-time-deception.t \
 	t/t6900-time-gpu.t
 
 check_PROGRAMS += $(unit_tests)

@@ -55,9 +55,13 @@ def run(job):
              "error": None, "seed": _number(job, "seed", 42, int),
              "tolerance": job.get("tolerance"),
              "atol": _number(job, "atol", 1e-2, float),
-             "rtol": _number(job, "rtol", 1e-2, float)}
+             "rtol": _number(job, "rtol", 1e-2, float),
+             "precision": job.get("precision") or "fp32"}
     if check["trials"] < 1:
         raise ValueError("job trials must be at least 1")
+    if check["precision"] not in device.PRECISIONS:
+        raise ValueError("job precision must be fp32, fp16 or bf16")
+    check["atol"], check["rtol"] = device.tolerance(check, check["precision"])
     directory = os.getcwd()
     __import__("torch")     # before any candidate code runs
     arch = device.set_arch(job)

@@ -158,3 +158,67 @@ def gpu_state():
     except (OSError, AttributeError):
         pass
     return clocks, temperature
+
+
+# --precision: what KernelBench's eval casts to.
+PRECISIONS = ("fp32", "fp16", "bf16")
+
+
+def precision_dtype(precision):
+    """The torch dtype of PRECISION, None for fp32 (nothing is cast)."""
+    import torch
+    return {"fp32": None, "fp16": torch.float16,
+            "bf16": torch.bfloat16}[precision]
+
+
+def cast(value, dtype):
+    """VALUE's floating-point tensors as DTYPE (None: unchanged), as
+    KernelBench's eval casts inputs and init inputs; integer tensors
+    (indices, labels) keep their type, which KernelBench's cast would
+    break."""
+    import torch
+    if dtype is None:
+        return value
+    if isinstance(value, torch.Tensor):
+        return value.to(dtype) if value.is_floating_point() else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(cast(v, dtype) for v in value)
+    return value
+
+
+def tolerance(job, precision):
+    """(atol, rtol) for PRECISION: the job's, and for fp16 and bf16 at
+    least KernelBench's 1e-2 (torchbench's choice for half types)."""
+    atol, rtol = job.get("atol"), job.get("rtol")
+    atol = 1e-2 if not isinstance(atol, (int, float)) or isinstance(atol, bool) else float(atol)
+    rtol = 1e-2 if not isinstance(rtol, (int, float)) or isinstance(rtol, bool) else float(rtol)
+    if precision in ("fp16", "bf16"):
+        atol, rtol = max(atol, 1e-2), max(rtol, 1e-2)
+    return atol, rtol
+
+
+def memory_bandwidth():
+    """This worker's GPU's peak memory bandwidth in bytes per second, from
+    NVML (maximum memory clock, double data rate, times the bus width),
+    or None."""
+    import ctypes
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]
+    if not visible.isdigit():
+        return None
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        if nvml.nvmlInit_v2() != 0:
+            return None
+        handle = ctypes.c_void_p()
+        if nvml.nvmlDeviceGetHandleByIndex_v2(int(visible),
+                                              ctypes.byref(handle)) != 0:
+            return None
+        clock, width = ctypes.c_uint(), ctypes.c_uint()
+        if nvml.nvmlDeviceGetMaxClockInfo(handle, 2, ctypes.byref(clock)) != 0 \
+                or nvml.nvmlDeviceGetMemoryBusWidth(handle, ctypes.byref(width)) != 0:
+            return None
+    except (OSError, AttributeError):
+        return None
+    if clock.value == 0 or width.value == 0:
+        return None
+    return 2.0 * clock.value * 1e6 * width.value / 8.0

@@ -10,7 +10,7 @@ import types
 
 from . import buildcache, evidence
 from .compare import compare, finite_or_none
-from .device import clone, init_inputs, make_inputs, seed_all, sync
+from .device import cast, clone, init_inputs, make_inputs, precision_dtype, seed_all, sync
 from .redact import clean, one_line
 from .status import Failure, built_or_fail, import_status, reference
 
@@ -104,22 +104,24 @@ def check_job(job, directory, check):
     except BaseException as e:
         built_or_fail()
         raise Failure(import_status(e), one_line(e))
-    init = reference("get_init_inputs", lambda: init_inputs(ref, None))
+    dtype = precision_dtype(check["precision"])
+    init = reference("get_init_inputs", lambda: cast(init_inputs(ref, None), dtype))
     seed_all(seed)
     ref_model = reference("Model", lambda: ref.Model(*init))
     seed_all(seed)
     new_model = new.ModelNew(*init)
     built_or_fail()
     copy_weights(ref_model, new_model)
-    ref_model = reference("Model", lambda: ref_model.to(device).eval())
-    new_model = new_model.to(device).eval()
+    ref_model = reference("Model", lambda: ref_model.to(device, dtype).eval())
+    new_model = new_model.to(device, dtype).eval()
     first_failed, passed, measured = None, 0, False
     max_abs = max_rel = 0.0
     reason = None
     trials_started = time.monotonic()
     with torch.no_grad():
         for t in range(trials):
-            inputs = reference("get_inputs", lambda: make_inputs(ref, device, seed + 1 + t))
+            inputs = reference("get_inputs", lambda: cast(
+                make_inputs(ref, device, seed + 1 + t), dtype))
             mine = clone(inputs)
             sync(device)
             expected = reference("forward", lambda: ref_model(*inputs))
@@ -156,7 +158,7 @@ def check_job(job, directory, check):
             device=device, ref=ref, new=new, ref_model=ref_model,
             new_model=new_model, seed=seed, atol=check["atol"], rtol=check["rtol"],
             code=job.get("code") or "", threads=threads,
-            make_inputs=lambda s: make_inputs(ref, device, s),
+            make_inputs=lambda s: cast(make_inputs(ref, device, s), dtype),
             sync=lambda: sync(device),
             trial_seconds=(time.monotonic() - trials_started) / trials,
             remaining=lambda: _remaining(job))

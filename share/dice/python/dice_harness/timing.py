@@ -13,12 +13,13 @@ synchronisation also joins the threads the call started, so work hidden
 in a Python thread is counted and the call is flagged (threads).
 """
 
-import threading
-import time
+from torch import Tensor as _Tensor
 
-from . import runner, status
-from .device import (clone, device_info, gpu_state, init_inputs, make_inputs,
-                     seed_all)
+from . import guard, runner, status
+from .compare import compare, flatten
+from .device import (cast, clone, device_info, gpu_state, init_inputs,
+                     make_inputs, memory_bandwidth, PRECISIONS, precision_dtype, seed_all,
+                     tolerance)
 from .redact import one_line
 from .status import Failure, built_or_fail, reference
 
@@ -56,44 +57,48 @@ class _Flusher:
 
 
 class _Timer:
-    """One measured call: (device-wide ms, event ms, left threads)."""
+    """One measured call: (device-wide ms, event ms, left threads, what
+    the call returned).  Every clock and synchronisation is guard's,
+    bound before the candidate loaded."""
 
     def __init__(self, device):
-        import torch
         self.cuda = device == "cuda"
-        self.torch = torch
 
     def _sync(self):
         if self.cuda:
-            self.torch.cuda.synchronize()
+            guard.cuda_synchronize()
 
     def __call__(self, fn, args):
-        torch = self.torch
-        before = set(threading.enumerate())
+        before = set(guard.enumerate_threads())
         if self.cuda:
-            start, end = (torch.cuda.Event(enable_timing=True),
-                          torch.cuda.Event(enable_timing=True))
+            start = guard.CudaEvent(enable_timing=True)
+            end = guard.CudaEvent(enable_timing=True)
         self._sync()
-        t0 = time.perf_counter_ns()
+        t0 = guard.perf_counter_ns()
         if self.cuda:
-            start.record()
-        fn(*args)
+            guard._event_record(start)
+        out = fn(*args)
         if self.cuda:
-            end.record()
-        returned = time.perf_counter_ns()
-        left = [t for t in threading.enumerate()
+            guard._event_record(end)
+        returned = guard.perf_counter_ns()
+        left = [t for t in guard.enumerate_threads()
                 if t not in before and t.is_alive()]
-        deadline = time.monotonic() + THREAD_JOIN_SECONDS
+        deadline = guard.monotonic() + THREAD_JOIN_SECONDS
         for t in left:
-            t.join(max(0.0, deadline - time.monotonic()))
+            t.join(max(0.0, deadline - guard.monotonic()))
         self._sync()
-        t1 = time.perf_counter_ns()
+        t1 = guard.perf_counter_ns()
         wall = (t1 - t0) / 1e6
         if self.cuda:
-            event = start.elapsed_time(end)
+            event = guard._event_elapsed(start, end)
         else:
             event = (returned - t0) / 1e6
-        return wall, event, bool(left)
+        return wall, event, bool(left), out
+
+
+def _bytes(value):
+    return sum(t.numel() * t.element_size() for t in flatten(value)
+               if isinstance(t, _Tensor))
 
 
 def time_job(job, directory, out):
@@ -102,59 +107,80 @@ def time_job(job, directory, out):
     import torch
     device = job.get("device") or "cpu"
     seed = out["seed"]
-    trials, warmup, sets = out["trials"], out["warmup"], out["input_sets"]
+    trials, warmup = out["trials"], out["warmup"]
     baseline = job.get("baseline") or "eager"
+    dtype = precision_dtype(out["precision"])
+    atol, rtol = tolerance(job, out["precision"])
     if device == "cuda" and not torch.cuda.is_available():
         raise Failure("runtime_error", "device cuda asked for but torch sees no GPU")
     if baseline == "compile" and not hasattr(torch, "compile"):
         raise Failure("runtime_error", "--baseline compile needs torch.compile "
                       "(torch >= 2.0); this is torch %s" % torch.__version__)
+    watch = guard.Watch()
     ref = reference("source", lambda: runner.load_source(
         "dice_ref", job.get("ref") or "", directory))
+    if hasattr(ref, "Model"):
+        watch.reference(ref.Model)
+    watch.graphs()
     try:
         new = runner.load_source("dice_candidate", job.get("code") or "", directory)
     except BaseException as e:
         built_or_fail()
         raise Failure("compile_error", one_line(e))
-    init = reference("get_init_inputs", lambda: init_inputs(ref, None))
+    init = reference("get_init_inputs", lambda: cast(init_inputs(ref, None), dtype))
     seed_all(seed)
     ref_model = reference("Model", lambda: ref.Model(*init))
     seed_all(seed)
     new_model = new.ModelNew(*init)
     built_or_fail()
     runner.copy_weights(ref_model, new_model)
-    ref_model = reference("Model", lambda: ref_model.to(device).eval())
-    new_model = new_model.to(device).eval()
+    ref_model = reference("Model", lambda: ref_model.to(device, dtype).eval())
+    new_model = new_model.to(device, dtype).eval()
     ref_fn = ref_model
     if baseline == "compile":
         ref_fn = reference("torch.compile", lambda: torch.compile(ref_model))
     timed_ref = baseline != "file"
 
-    ref_inputs = [reference("get_inputs", lambda: make_inputs(
-        ref, device, seed + 1 + t)) for t in range(sets)]
-    new_inputs = [clone(i) for i in ref_inputs]
     flush = _Flusher(device, job.get("flush", True) is not False)
     timer = _Timer(device)
     samples = {"ref": [], "new": [], "ref_event": [], "new_event": []}
     threads = False
+    wrong = []
+    io_bytes = None
+    started = guard.monotonic_raw_ns()
     with torch.no_grad():
         for i in range(warmup + trials):
-            k = i % sets
-            for side, fn, inputs in (("ref", ref_fn, ref_inputs),
-                                     ("new", new_model, new_inputs)):
-                if side == "ref" and not timed_ref:
-                    continue
+            # Inputs no earlier call has seen, fresh storage and values,
+            # made before the flush and outside the timed window.
+            ref_inputs = reference("get_inputs", lambda: cast(make_inputs(
+                ref, device, seed + 1 + i), dtype))
+            new_inputs = clone(ref_inputs)
+            expected = None
+            if timed_ref or i >= warmup:
                 flush()
-                if side == "ref":
-                    wall, event, left = reference(
-                        "forward", lambda: timer(fn, inputs[k]))
-                else:
-                    wall, event, left = timer(fn, inputs[k])
-                    built_or_fail()
-                    threads = threads or left
-                if i >= warmup:
-                    samples[side].append(wall)
-                    samples[side + "_event"].append(event)
+                wall, event, _, expected = reference(
+                    "forward", lambda: timer(ref_fn, ref_inputs))
+                if timed_ref and i >= warmup:
+                    samples["ref"].append(wall)
+                    samples["ref_event"].append(event)
+            if io_bytes is None:
+                io_bytes = _bytes(ref_inputs)
+            flush()
+            watch.candidate_running = True
+            try:
+                wall, event, left, got = timer(new_model, new_inputs)
+            finally:
+                watch.candidate_running = False
+            built_or_fail()
+            threads = threads or left
+            if i >= warmup:
+                samples["new"].append(wall)
+                samples["new_event"].append(event)
+                verdict = compare(expected, got, atol, rtol)
+                if not verdict.ok:
+                    wrong.append((i - warmup, verdict.reason))
+            ref_inputs = new_inputs = expected = got = None
+    elapsed = (guard.monotonic_raw_ns() - started) / 1e6
     clocks, temperature = (None, None)
     if device == "cuda":
         clocks, temperature = gpu_state()
@@ -170,6 +196,62 @@ def time_job(job, directory, out):
         "clocks": clocks,
         "temperature": temperature,
     })
+    bound = speed_of_light(device, io_bytes) if flush.bytes else None
+    out["speed_of_light_ms"] = bound
+    out["deception"] = findings(watch, wrong, trials, samples, elapsed, bound)
+
+
+def speed_of_light(device, io_bytes):
+    """The least time in ms a call can take on this device: IO_BYTES, the
+    inputs the reference reads, at the GPU's peak memory bandwidth; the
+    L2 was flushed, so they come from memory.  Outputs are not counted
+    (they may stay in L2 when the call ends), nor FLOPs (no peak is both
+    known and sound for every kernel's precision): the bound is low on
+    purpose, so that whatever is below it is impossible.  None on the CPU,
+    whose caches can hold a whole problem (no bound there would be both
+    sound and useful), without a flush, and where the bandwidth cannot be
+    read."""
+    if device != "cuda" or not io_bytes:
+        return None
+    bandwidth = memory_bandwidth()
+    if not bandwidth:
+        return None
+    return io_bytes / bandwidth * 1e3
+
+
+def findings(watch, wrong, trials, samples, elapsed, bound):
+    """time.deception: what the candidate did to the timing stage.  Every
+    flag here is deceptive (dice-time(1), DECEPTION)."""
+    evidence = {}
+    changed = guard.patched()
+    measured = sum(samples["ref"]) + sum(samples["new"])
+    if measured > elapsed * 1.01 + 1.0:
+        changed.append("the timer's clock (%.1f ms measured in %.1f ms)"
+                       % (measured, elapsed))
+    if changed:
+        evidence["timer_patched"] = "replaced while the candidate ran: " + \
+            ", ".join(changed)
+    if wrong:
+        k, reason = wrong[0]
+        evidence["stale_output"] = ("%d of %d timed calls on fresh inputs "
+                                    "returned a wrong result (first: call %d: %s)"
+                                    % (len(wrong), trials, k, reason or "?"))[:300]
+    if watch.reference_calls:
+        evidence["reference_forward"] = ("ModelNew.forward ran the reference "
+                                         "Model's forward %d time(s)"
+                                         % watch.reference_calls)
+    if watch.graph_uses:
+        evidence["cuda_graph"] = "the candidate used " + ", ".join(
+            sorted(set(watch.graph_uses)))
+    if bound is not None and samples["new"]:
+        fastest = sorted(samples["new"])[len(samples["new"]) // 2]
+        if fastest < bound:
+            evidence["below_speed_of_light"] = (
+                "median %.4g ms, below the %.4g ms the reference's inputs "
+                "take at the device's memory bandwidth" % (fastest, bound))
+    flags = sorted(evidence)
+    return {"deceptive": bool(flags), "because": flags, "flags": flags,
+            "evidence": evidence}
 
 
 def run(job, directory, arch, number, compile_object):
@@ -178,7 +260,10 @@ def run(job, directory, arch, number, compile_object):
            "trials": number(job, "trials", 100, int),
            "warmup": number(job, "warmup", 10, int),
            "input_sets": number(job, "input_sets", 3, int),
-           "seed": number(job, "seed", 42, int)}
+           "seed": number(job, "seed", 42, int),
+           "precision": job.get("precision") or "fp32"}
+    if out["precision"] not in PRECISIONS:
+        raise ValueError("job precision must be fp32, fp16 or bf16")
     if out["trials"] < 1 or out["warmup"] < 0 or out["input_sets"] < 1:
         raise ValueError("job trials, warmup or input_sets out of range")
     if job.get("baseline", "eager") not in ("eager", "compile", "file", None):
