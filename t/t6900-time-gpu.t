@@ -24,11 +24,15 @@ def get_inputs():
 def get_init_inputs():
     return []'
 
-# A memory-bound reference that reads 16 MiB and writes 4 bytes: both
-# sides' inputs (32 MiB) stay in an H100's or H200's L2 (50 MB) between
-# calls unless it is flushed, and the read is long enough (about 5 us
-# from HBM) for the difference to show over the launch.  (At 8 MiB an
-# H100 showed no such difference.)
+# A memory-bound reference that reads 16 MiB and writes 4 bytes.  Every
+# call gets fresh inputs, made just before it: without the flush the
+# input the call reads was written a moment ago and is still in L2 (an
+# H100's or H200's 50 MB, though each of its two halves holds what the
+# SMs next to it use, so about 25 MB counts); with the flush it comes from
+# HBM (about 5 us, long enough to show over the launch; at 8 MiB an H100
+# showed no difference).  When the calls rotated through fixed input
+# sets, the two sides' 32 MiB did not stay in those 25 MB between calls
+# either way, and the flush changed nothing (0.94x on an H100).
 SUM_REF='import torch
 class Model(torch.nn.Module):
     def __init__(self):
@@ -86,8 +90,8 @@ test_expect_success 'record says where: device, clocks, L2 flush size' '
 
 test_expect_success 'the L2 flush makes a memory-bound kernel measurably slower' '
 	record L1/3_sum "$(mm_candidate "        return x.sum()")" "$SUM_REF" >sum.jsonl &&
-	tm --trials 200 --input-sets 1 sum.jsonl >flushed &&
-	DICE_TIME_NO_FLUSH=1 tm --trials 200 --input-sets 1 sum.jsonl >cached &&
+	tm --trials 200 sum.jsonl >flushed &&
+	DICE_TIME_NO_FLUSH=1 tm --trials 200 sum.jsonl >cached &&
 	jq -r ".time.flush_bytes" cached >actual &&
 	echo 0 >expect &&
 	test_cmp expect actual &&

@@ -38,6 +38,7 @@ _equal, _clone, _empty, _full = torch.equal, torch.clone, torch.empty, torch.ful
 _zeros_like, _full_like, _mean = torch.zeros_like, torch.full_like, torch.mean
 _perf_counter, _time = time.perf_counter, time.time
 _no_grad = torch.no_grad
+_to_cpu = torch.Tensor.cpu
 _is_tensor = torch.is_tensor
 try:
     from torch.utils._python_dispatch import TorchDispatchMode as _DispatchMode
@@ -370,6 +371,17 @@ def _gpu_kernels(prof):
     return out
 
 
+def _snapshot(value):
+    """VALUE's tensors as they are now, in the current stream's order: a
+    GPU tensor is copied to the host by the copy engine, which no kernel
+    of the candidate's holds up.  Compared on the device instead, the
+    comparison's own kernels would queue behind the blocks of a kernel
+    that fills the GPU from a side stream and run only once it is nearly
+    done, so an unsynchronised output could pass (t5950 on an H100)."""
+    return [_to_cpu(t) if isinstance(t, _Tensor) and t.is_cuda else t
+            for t in flatten(value)]
+
+
 def _instrumented(ctx, ev):
     inputs = ctx.make_inputs(ctx.seed + 100)
     saved = [_clone(t) if isinstance(t, _Tensor) else t for t in inputs]
@@ -401,7 +413,7 @@ def _instrumented(ctx, ev):
         # Judged as soon as forward returns, on the current stream and
         # without joining anything: work left on a side stream or a
         # thread shows here as a wrong output.
-        early = compare(expected, got, ctx.atol, ctx.rtol)
+        early = compare(expected, _snapshot(got), ctx.atol, ctx.rtol)
         ctx.sync()
     total = _perf_counter() - start
     for t in python_threads() - ctx.threads:

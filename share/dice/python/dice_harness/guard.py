@@ -1,5 +1,5 @@
 """What the timing stage trusts, taken before any candidate code runs, and
-the watch on what the candidate may do to it (dice-time(1), DECEPTION).
+the watch on what the candidate may do to it (dice-time(1), Deception).
 
 The candidate runs in this process and can rebind any name it can import:
 time.perf_counter through the module's namespace, setattr, sys.modules or

@@ -1,8 +1,14 @@
 """The time job: the reference and the candidate in this one process, on
 the same device and inputs, called in turn (A B A B ...) under
-torch.no_grad().  This module only measures; the C side (lib/harness-time.c)
-turns the raw samples into medians, speedups and flags, so that those
-decisions can be tested without torch.
+torch.no_grad().  This module measures, and says what it saw the
+candidate do to the timer (time.deception, with guard.py); the C side
+(lib/harness-time.c) turns the raw samples into medians, speedups and
+the statistical flags, so that those decisions can be tested without
+torch.
+
+Every call gets inputs of its own, made before the flush and outside the
+timed window, and every timed output is compared with the reference's
+for the same inputs: a cache of results cannot hit unnoticed.
 
 Each call is measured device-wide: synchronise, host clock, call,
 synchronise, host clock, so work the candidate put on any stream counts.
@@ -17,9 +23,9 @@ from torch import Tensor as _Tensor
 
 from . import guard, runner, status
 from .compare import compare, flatten
-from .device import (cast, clone, device_info, gpu_state, init_inputs,
-                     make_inputs, memory_bandwidth, PRECISIONS, precision_dtype, seed_all,
-                     tolerance)
+from .device import (PRECISIONS, cast, clone, device_info, gpu_state,
+                     init_inputs, make_inputs, memory_bandwidth,
+                     precision_dtype, seed_all, tolerance)
 from .redact import one_line
 from .status import Failure, built_or_fail, reference
 
@@ -27,7 +33,7 @@ from .status import Failure, built_or_fail, reference
 DEFAULT_FLUSH_BYTES = 50 << 20
 
 # How long, in seconds, the end of a call waits for the Python threads the
-# call left running (dice-time(1), TIMING): long enough for honest work,
+# call left running (dice-time(1), Method): long enough for honest work,
 # short enough that a thread that never ends cannot hold the job.
 THREAD_JOIN_SECONDS = 10.0
 
@@ -221,7 +227,7 @@ def speed_of_light(device, io_bytes):
 
 def findings(watch, wrong, trials, samples, elapsed, bound):
     """time.deception: what the candidate did to the timing stage.  Every
-    flag here is deceptive (dice-time(1), DECEPTION)."""
+    flag here is deceptive (dice-time(1), Deception)."""
     evidence = {}
     changed = guard.patched()
     measured = sum(samples["ref"]) + sum(samples["new"])
