@@ -132,32 +132,80 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def gpu_state():
-    """SM and memory clocks (MHz) and temperature (C) of this worker's
-    GPU, or Nones.  CUDA_VISIBLE_DEVICES, set by C to one number per
-    worker, is NVML's index."""
+def _nvml():
+    """(NVML, this worker's device handle), or None.
+    CUDA_VISIBLE_DEVICES, set by C to one number per worker, is NVML's
+    index."""
     import ctypes
-    clocks, temperature = None, None
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]
     if not visible.isdigit():
-        return clocks, temperature
+        return None
     try:
         nvml = ctypes.CDLL("libnvidia-ml.so.1")
         if nvml.nvmlInit_v2() != 0:
-            return clocks, temperature
+            return None
         handle = ctypes.c_void_p()
         if nvml.nvmlDeviceGetHandleByIndex_v2(int(visible),
                                               ctypes.byref(handle)) != 0:
-            return clocks, temperature
-        sm, mem, temp = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-        if nvml.nvmlDeviceGetClockInfo(handle, 1, ctypes.byref(sm)) == 0 and \
-                nvml.nvmlDeviceGetClockInfo(handle, 2, ctypes.byref(mem)) == 0:
-            clocks = {"sm": sm.value, "memory": mem.value}
-        if nvml.nvmlDeviceGetTemperature(handle, 0, ctypes.byref(temp)) == 0:
-            temperature = temp.value
+            return None
     except (OSError, AttributeError):
-        pass
-    return clocks, temperature
+        return None
+    return nvml, handle
+
+
+def _nvml_uint(call, *args):
+    """NVML's unsigned answer to CALL(handle, *ARGS, &out), or None."""
+    import ctypes
+    found = _nvml()
+    if found is None:
+        return None
+    nvml, handle = found
+    value = ctypes.c_uint()
+    try:
+        if getattr(nvml, call)(handle, *args, ctypes.byref(value)) != 0:
+            return None
+    except AttributeError:
+        return None
+    return value.value or None
+
+
+def gpu_state():
+    """SM and memory clocks (MHz) and temperature (C) of this worker's
+    GPU, or Nones."""
+    sm = _nvml_uint("nvmlDeviceGetClockInfo", 1)
+    memory = _nvml_uint("nvmlDeviceGetClockInfo", 2)
+    clocks = {"sm": sm, "memory": memory} if sm and memory else None
+    return clocks, _nvml_uint("nvmlDeviceGetTemperature", 0)
+
+
+def memory_bandwidth():
+    """This worker's GPU's peak memory bandwidth in bytes per second, from
+    NVML (maximum memory clock, double data rate, times the bus width),
+    or None."""
+    clock = _nvml_uint("nvmlDeviceGetMaxClockInfo", 2)
+    width = _nvml_uint("nvmlDeviceGetMemoryBusWidth")
+    if not clock or not width:
+        return None
+    return 2.0 * clock * 1e6 * width / 8.0
+
+
+# Floating-point operations per SM per clock above any GPU's in any
+# precision (a Blackwell SM does about 31,000 in dense FP4): the FLOP
+# bound must never exceed what a real kernel can do.
+PEAK_FLOPS_PER_SM_CLOCK = 32768
+
+
+def peak_flops():
+    """An upper bound on this worker's GPU's floating-point operations per
+    second: every SM at its highest clock doing PEAK_FLOPS_PER_SM_CLOCK;
+    None without NVML or a GPU."""
+    import torch
+    clock = _nvml_uint("nvmlDeviceGetMaxClockInfo", 1)
+    if not clock or not torch.cuda.is_available():
+        return None
+    sms = torch.cuda.get_device_properties(
+        torch.cuda.current_device()).multi_processor_count
+    return float(sms) * clock * 1e6 * PEAK_FLOPS_PER_SM_CLOCK
 
 
 # --precision: what KernelBench's eval casts to.
@@ -195,30 +243,3 @@ def tolerance(job, precision):
     if precision in ("fp16", "bf16"):
         atol, rtol = max(atol, 1e-2), max(rtol, 1e-2)
     return atol, rtol
-
-
-def memory_bandwidth():
-    """This worker's GPU's peak memory bandwidth in bytes per second, from
-    NVML (maximum memory clock, double data rate, times the bus width),
-    or None."""
-    import ctypes
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]
-    if not visible.isdigit():
-        return None
-    try:
-        nvml = ctypes.CDLL("libnvidia-ml.so.1")
-        if nvml.nvmlInit_v2() != 0:
-            return None
-        handle = ctypes.c_void_p()
-        if nvml.nvmlDeviceGetHandleByIndex_v2(int(visible),
-                                              ctypes.byref(handle)) != 0:
-            return None
-        clock, width = ctypes.c_uint(), ctypes.c_uint()
-        if nvml.nvmlDeviceGetMaxClockInfo(handle, 2, ctypes.byref(clock)) != 0 \
-                or nvml.nvmlDeviceGetMemoryBusWidth(handle, ctypes.byref(width)) != 0:
-            return None
-    except (OSError, AttributeError):
-        return None
-    if clock.value == 0 or width.value == 0:
-        return None
-    return 2.0 * clock.value * 1e6 * width.value / 8.0

@@ -24,7 +24,7 @@ from torch import Tensor as _Tensor
 from . import guard, runner, status
 from .compare import compare, flatten
 from .device import (PRECISIONS, cast, clone, device_info, gpu_state,
-                     init_inputs, make_inputs, memory_bandwidth,
+                     init_inputs, make_inputs, memory_bandwidth, peak_flops,
                      precision_dtype, seed_all, tolerance)
 from .redact import one_line
 from .status import Failure, built_or_fail, reference
@@ -202,27 +202,53 @@ def time_job(job, directory, out):
         "clocks": clocks,
         "temperature": temperature,
     })
-    bound = speed_of_light(device, io_bytes) if flush.bytes else None
+    flops = None
+    if device == "cuda" and flush.bytes:
+        flops = reference(
+            "forward", lambda: reference_flops(ref_model, cast(make_inputs(
+                ref, device, seed), dtype)))
+    bound = speed_of_light(device, io_bytes, flops) if flush.bytes else None
     out["speed_of_light_ms"] = bound
     out["deception"] = findings(watch, wrong, trials, samples, elapsed, bound)
 
 
-def speed_of_light(device, io_bytes):
-    """The least time in ms a call can take on this device: IO_BYTES, the
-    inputs the reference reads, at the GPU's peak memory bandwidth; the
-    L2 was flushed, so they come from memory.  Outputs are not counted
-    (they may stay in L2 when the call ends), nor FLOPs (no peak is both
-    known and sound for every kernel's precision): the bound is low on
-    purpose, so that whatever is below it is impossible.  None on the CPU,
-    whose caches can hold a whole problem (no bound there would be both
-    sound and useful), without a flush, and where the bandwidth cannot be
-    read."""
-    if device != "cuda" or not io_bytes:
+def speed_of_light(device, io_bytes, flops):
+    """The least time in ms a call can take on this device: the larger of
+    IO_BYTES, the inputs the reference reads, at the GPU's peak memory
+    bandwidth (the L2 was flushed, so they come from memory), and FLOPS,
+    the reference's floating-point operations, at PEAK_FLOPS_PER_SM_CLOCK
+    on every SM at its highest clock.  Outputs are not counted (they may
+    stay in L2 when the call ends), and the FLOP peak is above any
+    precision's: the bound is low on purpose, so that whatever is below it
+    is impossible.  None on the CPU, whose caches can hold a whole problem
+    (no bound there would be both sound and useful), without a flush, and
+    where neither the bandwidth nor the clocks can be read."""
+    if device != "cuda":
         return None
+    times = []
     bandwidth = memory_bandwidth()
-    if not bandwidth:
+    if io_bytes and bandwidth:
+        times.append(io_bytes / bandwidth * 1e3)
+    peak = peak_flops()
+    if flops and peak:
+        times.append(flops / peak * 1e3)
+    return max(times) if times else None
+
+
+def reference_flops(fn, inputs):
+    """The floating-point operations of one call of FN on INPUTS, counted
+    by torch.utils.flop_counter (torch >= 2.1), or None."""
+    try:
+        from torch.utils.flop_counter import FlopCounterMode
+    except ImportError:
         return None
-    return io_bytes / bandwidth * 1e3
+    try:
+        counter = FlopCounterMode(display=False)
+        with counter:
+            fn(*inputs)
+        return counter.get_total_flops() or None
+    except Exception:
+        return None
 
 
 def findings(watch, wrong, trials, samples, elapsed, bound):
@@ -250,11 +276,11 @@ def findings(watch, wrong, trials, samples, elapsed, bound):
         evidence["cuda_graph"] = "the candidate used " + ", ".join(
             sorted(set(watch.graph_uses)))
     if bound is not None and samples["new"]:
-        fastest = sorted(samples["new"])[len(samples["new"]) // 2]
-        if fastest < bound:
+        median = sorted(samples["new"])[len(samples["new"]) // 2]
+        if median < bound:
             evidence["below_speed_of_light"] = (
-                "median %.4g ms, below the %.4g ms the reference's inputs "
-                "take at the device's memory bandwidth" % (fastest, bound))
+                "median %.4g ms, below the %.4g ms that the reference's "
+                "inputs or FLOPs take at the device's peak" % (median, bound))
     flags = sorted(evidence)
     return {"deceptive": bool(flags), "because": flags, "flags": flags,
             "evidence": evidence}
