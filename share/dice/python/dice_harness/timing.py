@@ -69,6 +69,10 @@ class _Timer:
 
     def __init__(self, device):
         self.cuda = device == "cuda"
+        # Calls on which the second clock, read just outside the window,
+        # saw much more time pass than the timer's clock did inside it.
+        self.disagreements = 0
+        self.calls = 0
 
     def _sync(self):
         if self.cuda:
@@ -80,6 +84,7 @@ class _Timer:
             start = guard.CudaEvent(enable_timing=True)
             end = guard.CudaEvent(enable_timing=True)
         self._sync()
+        r0 = guard.monotonic_raw_ns()
         t0 = guard.perf_counter_ns()
         if self.cuda:
             guard._event_record(start)
@@ -94,6 +99,10 @@ class _Timer:
             t.join(max(0.0, deadline - guard.monotonic()))
         self._sync()
         t1 = guard.perf_counter_ns()
+        r1 = guard.monotonic_raw_ns()
+        self.calls += 1
+        if (r1 - r0) - (t1 - t0) > 50000 + (r1 - r0) // 10:
+            self.disagreements += 1
         wall = (t1 - t0) / 1e6
         if self.cuda:
             event = guard._event_elapsed(start, end)
@@ -209,7 +218,8 @@ def time_job(job, directory, out):
                 ref, device, seed), dtype)))
     bound = speed_of_light(device, io_bytes, flops) if flush.bytes else None
     out["speed_of_light_ms"] = bound
-    out["deception"] = findings(watch, wrong, trials, samples, elapsed, bound)
+    out["deception"] = findings(watch, wrong, trials, samples, elapsed, bound,
+                                (timer.disagreements, timer.calls))
 
 
 def speed_of_light(device, io_bytes, flops):
@@ -251,7 +261,7 @@ def reference_flops(fn, inputs):
         return None
 
 
-def findings(watch, wrong, trials, samples, elapsed, bound):
+def findings(watch, wrong, trials, samples, elapsed, bound, clocks):
     """time.deception: what the candidate did to the timing stage.  Every
     flag here is deceptive (dice-time(1), Deception)."""
     evidence = {}
@@ -260,6 +270,12 @@ def findings(watch, wrong, trials, samples, elapsed, bound):
     if measured > elapsed * 1.01 + 1.0:
         changed.append("the timer's clock (%.1f ms measured in %.1f ms)"
                        % (measured, elapsed))
+    # A preempted harness can make the clocks disagree on a few calls; a
+    # clock slowed for the candidate's calls does it on most.
+    disagreements, calls = clocks
+    if disagreements * 2 > len(samples["new"]):
+        changed.append("the timer's clock (slower than a second clock on "
+                       "%d of %d calls)" % (disagreements, calls))
     if changed:
         evidence["timer_patched"] = "replaced while the candidate ran: " + \
             ", ".join(changed)
