@@ -157,6 +157,8 @@ class Watch:
                 # refuses in __new__, and trying counts
                 def new(cls, *args, _original=original, _name=name, **kwargs):
                     watch.graph_uses.append("torch.cuda." + _name)
+                    if _original.__new__ is object.__new__:
+                        return object.__new__(cls)   # takes no arguments
                     return _original.__new__(cls, *args, **kwargs)
                 replacement = type(original.__name__, (original,), {"__new__": new})
             else:
