@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "datadir.h"
 #include "deception.h"
 #include "fileio.h"
@@ -110,13 +111,14 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->jobs = n;
       break;
     case DICE_OPT_GPUS:         /* --gpus */
-      for (const char *p = arg; *p; p++)
-        if (!isdigit ((unsigned char) *p) && *p != ',')
-          goto bad;
-      if (!*arg || *arg == ',' || strstr (arg, ",,")
-          || arg[strlen (arg) - 1] == ',')
-        goto bad;
-      h->gpus = (char *) arg;
+      {
+        struct dice_alloc a;
+
+        if (!*arg || dice_alloc_gpus (NULL, arg, &a, err, errlen) != 0)
+          return DICE_HARNESS_OPTION_BAD;
+        dice_alloc_free_gpus (a.gpus, a.ngpus);
+        h->gpus = (char *) arg;
+      }
       break;
     case DICE_OPT_DEVICE:       /* --device */
       if (strcmp (arg, "auto") && strcmp (arg, "cpu") && strcmp (arg, "cuda"))
@@ -223,8 +225,9 @@ dice_harness_print_help (enum dice_harness_mode mode)
 Running:\n\
   -j, --jobs=N           run N candidates at once (default: one per GPU,\n\
                            or 1 without GPUs)\n\
-      --gpus=LIST        the GPUs to use, as CUDA_VISIBLE_DEVICES numbers\n\
-                           (0,1,3); default: every GPU found\n\
+      --gpus=LIST        the GPUs to use, as CUDA_VISIBLE_DEVICES entries\n\
+                           (0,1,3 or GPU-/MIG- UUIDs); default: the job's\n\
+                           (CUDA_VISIBLE_DEVICES, SLURM), else the node's\n\
       --device=DEV       auto, cpu or cuda (default auto: cuda when a GPU\n\
                            is found)\n\
       --timeout=SECS     wall-clock limit per candidate, build and run\n\
@@ -234,7 +237,7 @@ Running:\n\
       --arch=ARCH        the CUDA architecture to build for (8.0, 9.0a);\n\
                            default: the GPU's own\n\
       --memory=SIZE      address-space limit per candidate with --device\n\
-                           cpu (512M, 8G; 0: none); default half the RAM\n\
+                           cpu (512M, 8G; 0: none); default half the job's memory\n\
       --keep-temp        keep each candidate's working directory\n\
 ", stdout);
   if (mode == DICE_HARNESS_CHECK)
@@ -319,48 +322,6 @@ default_cache (void)
   return NULL;
 }
 
-size_t
-dice_find_gpus (char **list)
-{
-  DIR *d = opendir ("/proc/driver/nvidia/gpus");
-  size_t n = 0;
-  char buf[4096];
-
-  *list = NULL;
-  if (d)
-    {
-      struct dirent *de;
-
-      while ((de = readdir (d)) != NULL)
-        if (de->d_name[0] != '.')
-          n++;
-      closedir (d);
-    }
-  if (n == 0)
-    {
-      FILE *p = popen ("nvidia-smi -L 2>/dev/null", "r");
-
-      if (p)
-        {
-          while (fgets (buf, sizeof buf, p))
-            if (strncmp (buf, "GPU ", 4) == 0)
-              n++;
-          pclose (p);
-        }
-    }
-  if (n)
-    {
-      size_t len = 0;
-
-      *list = malloc (n * 8);
-      if (*list == NULL)
-        return 0;
-      for (size_t i = 0; i < n; i++)
-        len += (size_t) sprintf (*list + len, "%s%zu", i ? "," : "", i);
-    }
-  return n;
-}
-
 /* Whether PROGRAM can be run: a path, or a name found in PATH.  */
 static bool
 runnable (const char *program)
@@ -387,9 +348,9 @@ int
 dice_harness_finish (struct dice_harness *h, char ***slots, size_t *nslots,
                      char *err, size_t errlen)
 {
-  char *found = NULL, *real;
-  const char *gpus;
-  size_t ngpus = 0, nworkers;
+  struct dice_alloc alloc = { 0 };
+  char *real;
+  size_t ngpus, nworkers;
   char **list;
 
   *slots = NULL;
@@ -421,12 +382,10 @@ dice_harness_finish (struct dice_harness *h, char ***slots, size_t *nslots,
       return -1;
     }
 
-  gpus = h->gpus;
-  if (gpus == NULL && strcmp (h->device, "cpu") != 0)
-    ngpus = dice_find_gpus (&found), gpus = found;
-  else if (gpus)
-    for (const char *p = gpus; p; p = strchr (p + 1, ','))
-      ngpus++;
+  if (strcmp (h->device, "cpu") != 0
+      && dice_alloc_gpus (NULL, h->gpus, &alloc, err, errlen) != 0)
+    return -1;
+  ngpus = alloc.ngpus;
   if (strcmp (h->device, "auto") == 0)
     h->device = ngpus ? "cuda" : "cpu";
   if (strcmp (h->device, "cpu") == 0)
@@ -435,34 +394,22 @@ dice_harness_finish (struct dice_harness *h, char ***slots, size_t *nslots,
   list = calloc (nworkers, sizeof *list);
   if (list == NULL)
     {
-      free (found);
+      dice_alloc_free_gpus (alloc.gpus, alloc.ngpus);
       snprintf (err, errlen, "memory exhausted");
       return -1;
     }
   for (size_t i = 0; i < nworkers && ngpus; i++)
-    {
-      const char *p = gpus;
-
-      for (size_t k = 0; k < i % ngpus; k++)
-        p = strchr (p, ',') + 1;
-      list[i] = strndup (p, strcspn (p, ","));
-    }
-  free (found);
+    list[i] = strdup (alloc.gpus[i % ngpus]);
+  dice_alloc_free_gpus (alloc.gpus, alloc.ngpus);
   *slots = list;
   *nslots = nworkers;
 
+  dice_alloc_resources (NULL, &alloc);
   if (h->memory < 0)
-    {
-      long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
-
-      h->memory = pages > 0 && page > 0 ? (long long) pages * page / 2 : 0;
-    }
+    h->memory = (long long) (alloc.memory / 2);
   if (h->build_jobs == 0 && getenv ("MAX_JOBS") == NULL)
-    {
-      long cpus = sysconf (_SC_NPROCESSORS_ONLN);
-
-      h->build_jobs = cpus > (long) nworkers ? cpus / (long) nworkers : 1;
-    }
+    h->build_jobs = alloc.cpus > (long) nworkers
+      ? alloc.cpus / (long) nworkers : 1;
   /* For hosts where namespaces upset a driver, and to test the
      fallback.  */
   h->isolate = !(getenv ("DICE_SANDBOX")

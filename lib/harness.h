@@ -183,11 +183,6 @@ json_t *dice_harness_run (const struct dice_harness *h, const json_t *rec,
 const char *dice_harness_label (const struct dice_harness *h,
                                 const json_t *value);
 
-/* The GPUs of this machine, as CUDA_VISIBLE_DEVICES numbers: from
-   /proc/driver/nvidia/gpus, else "nvidia-smi -L".  Returns how many (0:
-   none) and *LIST, a new comma-separated string, or NULL.  */
-size_t dice_find_gpus (char **list);
-
 /* dice-time (lib/harness-time.c).  */
 void dice_harness_time_init (struct dice_harness *h);
 enum dice_harness_option_result

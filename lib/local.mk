@@ -7,6 +7,7 @@ DICE_LIBS = lib/libdice.a $(JANSSON_LIBS) $(LIBCRYPTO_LIBS) -lpthread
 
 lib_libdice_a_SOURCES = \
 	lib/system.h \
+	lib/alloc.c lib/alloc.h \
 	lib/xalloc.c lib/xalloc.h \
 	lib/closeout.c lib/closeout.h \
 	lib/datadir.c lib/datadir.h \

@@ -130,6 +130,7 @@ clean-test-trash:
 
 # dice-check: deception (robust check)
 shell_tests += t/t5300-check-deception.t t/t5950-check-deception-gpu.t
+shell_tests += t/t5810-check-alloc.t
 EXTRA_DIST += t/deception
 
 # the robust check's static scan
@@ -141,6 +142,10 @@ t_t0013_lib_pyscan_t_LDADD = $(DICE_LIBS)
 unit_tests += t/t0016-lib-policy.t
 t_t0016_lib_policy_t_SOURCES = t/t0016-lib-policy.c t/tap.h
 t_t0016_lib_policy_t_LDADD = $(DICE_LIBS) -lm
+# the job's allocation: GPUs, CPUs, memory
+unit_tests += t/t0017-lib-alloc.t
+t_t0017_lib_alloc_t_SOURCES = t/t0017-lib-alloc.c t/tap.h
+t_t0017_lib_alloc_t_LDADD = $(DICE_LIBS)
 check_PROGRAMS += t/pyscan-dump
 t_pyscan_dump_SOURCES = t/pyscan-dump.c
 t_pyscan_dump_LDADD = $(DICE_LIBS)
