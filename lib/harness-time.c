@@ -501,6 +501,7 @@ dice_harness_time_object (const struct dice_harness *h, const json_t *rec,
   json_object_set_new (t, "input_sets", json_integer (h->input_sets));
   json_object_set_new (t, "seed", json_integer ((json_int_t) h->seed));
   json_object_set_new (t, "device", copy_or_null (from, "device"));
+  json_object_set_new (t, "device_uuid", copy_or_null (from, "device_uuid"));
   json_object_set_new (t, "clocks", copy_or_null (from, "clocks"));
   json_object_set_new (t, "temperature", copy_or_null (from, "temperature"));
   json_object_set_new (t, "flush_bytes", copy_or_null (from, "flush_bytes"));

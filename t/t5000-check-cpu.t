@@ -17,8 +17,8 @@ status_of () { jq -r '[.id, .check.status] | @tsv' "$1"; }
 test_expect_success 'a correct candidate (the first build)' '
 	record L1/1_ok "$(cpp_candidate "ext.shifted_relu(x, 0.0)")" >ok.jsonl &&
 	check ok.jsonl >out &&
-	jq -r ".check | [.status, .correct, .passed, .trials, .max_abs_err, .compile.ok, .compile.cache, (.device | startswith(\"cpu\"))] | @tsv" out >actual &&
-	printf "correct\ttrue\t5\t5\t0\ttrue\tmiss\ttrue\n" >expect &&
+	jq -r ".check | [.status, .correct, .passed, .trials, .max_abs_err, .compile.ok, .compile.cache, (.device | startswith(\"cpu\")), .device_uuid] | @tsv" out >actual &&
+	printf "correct\ttrue\t5\t5\t0\ttrue\tmiss\ttrue\t\n" >expect &&
 	test_cmp expect actual
 '
 

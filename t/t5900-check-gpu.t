@@ -27,8 +27,8 @@ for line in open(\"prompts.jsonl\"):
 	dice-check -q --device cuda -j 4 solutions.jsonl >out &&
 	jq -r "select(.check.status != \"correct\") | [.id, .check.status, .check.error] | @tsv" out >bad &&
 	test_must_be_empty bad &&
-	jq -r ".check | [.device != null, .cuda != null, .driver != null] | @tsv" out | sort -u >actual &&
-	printf "true\ttrue\ttrue\n" >expect &&
+	jq -r ".check | [.device != null, (.device_uuid | test(\"^(GPU|MIG)-\")), .cuda != null, .driver != null] | @tsv" out | sort -u >actual &&
+	printf "true\ttrue\ttrue\ttrue\n" >expect &&
 	test_cmp expect actual
 '
 

@@ -22,13 +22,26 @@ import sys
 def device_info(device):
     import torch
     info = {"torch": torch.__version__, "cuda": torch.version.cuda,
-            "device": None, "driver": None}
+            "device": None, "device_uuid": None, "driver": None}
     if device == "cuda" and torch.cuda.is_available():
         info["device"] = torch.cuda.get_device_name(torch.cuda.current_device())
+        info["device_uuid"] = _device_uuid(torch)
         info["driver"] = _driver_version()
     else:
         info["device"] = "cpu: " + _cpu_name()
     return info
+
+
+def _device_uuid(torch):
+    """The GPU's UUID as nvidia-smi and CUDA_VISIBLE_DEVICES spell it, so
+    that a record names the very GPU (or MIG instance) it ran on."""
+    try:
+        uuid = str(torch.cuda.get_device_properties(
+            torch.cuda.current_device()).uuid)
+    except (AttributeError, RuntimeError):
+        return None
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    return ("MIG-" if visible.startswith("MIG-") else "GPU-") + uuid
 
 
 def _cpu_name():
