@@ -38,6 +38,7 @@ static const struct option long_options[] = {
   {"infill", no_argument, NULL, OPT_INFILL},
   {"solutions", required_argument, NULL, OPT_SOLUTIONS},
   DICE_FILTER_LONG_OPTIONS,
+  DICE_SHARD_LONG_OPTIONS,
   DICE_COMMON_LONG_OPTIONS,
   {NULL, 0, NULL, 0}
 };
@@ -81,6 +82,8 @@ Input and output:\n\
                            line (exit 2); by default it is reported,\n\
                            skipped, and the exit status is 1\n\
       --unbuffered       flush the output after every record\n\
+      --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
+                           by id and sample.index, whatever the input order\n\
       --help             display this help and exit\n\
       --version          output version information and exit\n\
 \n\
@@ -141,6 +144,8 @@ static unsigned long unsolved_problems;
 static void
 write_record (const json_t *rec)
 {
+  if (!dice_shard_keeps (&dice_opts.shard, rec))
+    return;
   if (dice_jsonl_write (stdout, rec) != 0)
     {
       dice_error_errno (errno, "write error");

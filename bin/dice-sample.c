@@ -86,6 +86,7 @@ static const struct option long_options[] = {
   {"progress", no_argument, NULL, OPT_PROGRESS},
   {"quiet", no_argument, NULL, 'q'},
   DICE_FILTER_LONG_OPTIONS,
+  DICE_SHARD_LONG_OPTIONS,
   DICE_COMMON_LONG_OPTIONS,
   {NULL, 0, NULL, 0}
 };
@@ -166,6 +167,8 @@ Input and output:\n\
                            by default it is reported, skipped, and the\n\
                            exit status is 1\n\
       --unbuffered       flush the output after every record\n\
+      --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
+                           by id and sample.index, whatever the input order\n\
       --help             display this help and exit\n\
       --version          output version information and exit\n\
 \n\
@@ -461,6 +464,11 @@ read_inputs (const char *path)
   dice_input_open (&in, path);
   while ((rec = dice_input_next (&in, &exit_status)) != NULL)
     {
+      if (!dice_shard_keeps (&dice_opts.shard, rec))
+        {
+          json_decref (rec);
+          continue;
+        }
       if (s.backend != BACKEND_REPLAY && prompt_text (rec) == NULL)
         {
           const char *why = dice_record_string (rec, "prompt.error");

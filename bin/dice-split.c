@@ -27,6 +27,7 @@ enum
 static const struct option long_options[] = {
   {"join", no_argument, NULL, OPT_JOIN},
   DICE_FILTER_LONG_OPTIONS,
+  DICE_SHARD_LONG_OPTIONS,
   DICE_COMMON_LONG_OPTIONS,
   {NULL, 0, NULL, 0}
 };
@@ -54,6 +55,8 @@ Input and output:\n\
                            by default it is reported, skipped, and the exit\n\
                            status is 1\n\
       --unbuffered       flush the output after every record\n\
+      --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
+                           by id and sample.index, whatever the input order\n\
       --help             display this help and exit\n\
       --version          output version information and exit\n",
           dice_program_name, dice_program_name);
@@ -739,6 +742,11 @@ process (const char *path)
   dice_input_open (&in, path);
   while ((rec = dice_input_next (&in, &exit_status)) != NULL)
     {
+      if (!dice_shard_keeps (&dice_opts.shard, rec))
+        {
+          json_decref (rec);
+          continue;
+        }
       records_seen++;
       if (join_mode)
         join_record (rec);

@@ -266,7 +266,9 @@ Input and output:\n\
                            new ones appended to FILE, not standard output\n\
       --progress         show progress on standard error (the default when\n\
                            it is a terminal)\n\
-  -q, --quiet            show no progress\n", stdout);
+  -q, --quiet            show no progress\n\
+      --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
+                           by id and sample.index, whatever the input order\n", stdout);
   dice_print_common_help (true);
   fputs ("\n\
 Environment: DICE_PYTHON (the interpreter with torch), DICE_DATADIR (the\n\
@@ -594,7 +596,7 @@ check_object (const struct dice_harness *h, json_t *from, const char *status,
   static const char *const order[] = {
     "status", "correct", "trials", "passed", "max_abs_err", "max_rel_err",
     "failed_trial", "tolerance", "atol", "rtol", "seed", "error", "ms",
-    "device", "torch", "cuda", "driver", "compile", "sandbox",
+    "device", "device_uuid", "torch", "cuda", "driver", "compile", "sandbox",
     "deception", "weak_tolerance"
   };
   json_t *check = json_object ();
@@ -1010,6 +1012,7 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   static const struct option compile_options[] = {
     DICE_HARNESS_LONG_OPTIONS,
     DICE_FILTER_LONG_OPTIONS,
+    DICE_SHARD_LONG_OPTIONS,
     DICE_COMMON_LONG_OPTIONS,
     {NULL, 0, NULL, 0}
   };
@@ -1017,6 +1020,7 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
     DICE_HARNESS_LONG_OPTIONS,
     DICE_HARNESS_CHECK_LONG_OPTIONS,
     DICE_FILTER_LONG_OPTIONS,
+    DICE_SHARD_LONG_OPTIONS,
     DICE_COMMON_LONG_OPTIONS,
     {NULL, 0, NULL, 0}
   };
@@ -1024,6 +1028,7 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
     DICE_HARNESS_LONG_OPTIONS,
     DICE_HARNESS_TIME_LONG_OPTIONS,
     DICE_FILTER_LONG_OPTIONS,
+    DICE_SHARD_LONG_OPTIONS,
     DICE_COMMON_LONG_OPTIONS,
     {NULL, 0, NULL, 0}
   };

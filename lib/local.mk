@@ -21,6 +21,7 @@ lib_libdice_a_SOURCES = \
 	lib/resume.c lib/resume.h \
 	lib/secrets.c lib/secrets.h \
 	lib/sha256.c lib/sha256.h \
+	lib/shard.c lib/shard.h \
 	lib/template.c lib/template.h
 
 # dice-sample

@@ -1,6 +1,7 @@
 /* options.c: the options every dice tool shares.  */
 #include "system.h"
 
+#include "msg.h"
 #include "options.h"
 #include "progname.h"
 
@@ -23,6 +24,15 @@ dice_common_option (int c, void (*usage) (void))
     case DICE_OPT_UNBUFFERED:
       dice_opts.unbuffered = true;
       return DICE_OPTION_HANDLED;
+    case DICE_OPT_SHARD:
+      {
+        char err[256];
+
+        if (dice_shard_parse (optarg, &dice_opts.shard, err, sizeof err) == 0)
+          return DICE_OPTION_HANDLED;
+        dice_error ("%s", err);
+        return DICE_OPTION_UNKNOWN;
+      }
     default:
       return DICE_OPTION_UNKNOWN;
     }

@@ -10,12 +10,15 @@
 
 #include <getopt.h>
 
+#include "shard.h"
+
 enum
 {
   DICE_OPT_HELP = CHAR_MAX + 1,
   DICE_OPT_VERSION,
   DICE_OPT_STRICT,
   DICE_OPT_UNBUFFERED,
+  DICE_OPT_SHARD,
   DICE_OPT_TOOL                 /* first code free for a tool's own options */
 };
 
@@ -27,11 +30,17 @@ enum
   {"strict", no_argument, NULL, DICE_OPT_STRICT},               \
   {"unbuffered", no_argument, NULL, DICE_OPT_UNBUFFERED}
 
+/* --shard, for the tools that write one record per record (not
+   dice-score, which summarises).  */
+#define DICE_SHARD_LONG_OPTIONS                                 \
+  {"shard", required_argument, NULL, DICE_OPT_SHARD}
+
 /* Settings the shared options control.  */
 struct dice_common_options
 {
   bool strict;                  /* stop at the first bad input line (exit 2) */
   bool unbuffered;              /* flush stdout after every record */
+  struct dice_shard shard;      /* --shard I/N; count 0 when not given */
 };
 
 extern struct dice_common_options dice_opts;
@@ -41,7 +50,9 @@ enum dice_option_result
 {
   DICE_OPTION_HANDLED,          /* a shared option; it is recorded in dice_opts */
   DICE_OPTION_EXIT_OK,          /* --help or --version was printed: exit 0 */
-  DICE_OPTION_UNKNOWN           /* not a shared option: a usage error */
+  DICE_OPTION_UNKNOWN           /* not a shared option, or a bad value of
+                                   one (its message printed): a usage
+                                   error */
 };
 
 /* Handle shared option code C.  USAGE prints the tool's --help text.  */

@@ -252,6 +252,8 @@ read_input (struct state *st, const char *path)
           else
             set_status (st, DICE_EXIT_INPUT);
         }
+      else if (!dice_shard_keeps (&dice_opts.shard, rec))
+        json_decref (rec);
       else if (st->s->resume && dice_record_id (rec) == NULL)
         {
           dice_error_at (in.name, in.line,

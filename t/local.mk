@@ -131,6 +131,7 @@ clean-test-trash:
 # dice-check: deception (robust check)
 shell_tests += t/t5300-check-deception.t t/t5950-check-deception-gpu.t
 shell_tests += t/t5810-check-alloc.t
+shell_tests += t/t0300-shard.t
 EXTRA_DIST += t/deception
 
 # the robust check's static scan
