@@ -119,6 +119,27 @@ for bad in 0/0 3/2 0/3 x 1/x 1/ /2 -1/2 1/2/3 " 1/2" 1/1000001; do
 	done
 done
 
+test_expect_success 'kill -9 mid-run on a shard, then --resume: every record of the shard once' '
+	records 17 30 | jq -c "del(.sample)" | sort -u >in.jsonl &&
+	dice-sample --exec cat -n 2 --shard=2/3 <in.jsonl >expect.out &&
+	keys expect.out >expect &&
+	test -s expect &&
+	{ dice-sample --exec "sleep 0.05; cat" -n 2 -j 1 --shard=2/3 \
+		--resume=run.jsonl <in.jsonl & } &&
+	pid=$! &&
+	n=0 &&
+	while ! test -s run.jsonl && test $n -lt 400; do
+		sleep 0.05; n=$((n + 1))
+	done &&
+	kill -9 $pid &&
+	{ wait $pid; true; } &&
+	test $(wc -l <run.jsonl) -lt $(wc -l <expect) &&
+	shuffled 5 in.jsonl >in.5 &&
+	dice-sample --exec cat -n 2 --shard=2/3 --resume=run.jsonl <in.5 &&
+	keys run.jsonl >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'dice-score has no --shard: it summarises' '
 	test_expect_code 2 dice-score --shard=1/2 </dev/null 2>err
 '
