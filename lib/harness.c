@@ -19,9 +19,11 @@
 #include "fileio.h"
 #include "harness.h"
 #include "msg.h"
+#include "numarg.h"
 #include "sandbox.h"
 #include "resume.h"
 #include "scheduler.h"
+#include "secrets.h"
 
 #define DEFAULT_TIMEOUT 180.0
 #define DEFAULT_TRIALS 5
@@ -47,51 +49,30 @@ dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode)
 }
 
 bool
-dice_harness_parse_long (const char *arg, long lo, long hi, long *value)
+dice_harness_option_long (const char *option, const char *arg, long lo,
+                          long hi, long *value, char *err, size_t errlen)
 {
-  char *end;
+  char what[128];
 
-  errno = 0;
-  *value = strtol (arg, &end, 10);
-  return !errno && end != arg && *end == '\0' && *value >= lo && *value <= hi;
+  if (dice_parse_long (arg, lo, hi, value))
+    return true;
+  dice_describe_long (what, sizeof what, lo, hi);
+  dice_invalid_value (err, errlen, option, arg, what);
+  return false;
 }
 
 bool
-dice_harness_parse_double (const char *arg, double lo, double *value)
+dice_harness_option_double (const char *option, const char *arg, double lo,
+                            bool above_lo, double *value, char *err,
+                            size_t errlen)
 {
-  char *end;
+  char what[128];
 
-  errno = 0;
-  *value = strtod (arg, &end);
-  return !errno && end != arg && *end == '\0' && isfinite (*value)
-    && *value >= lo;
-}
-
-/* "8G", "512M", "1024K" or bytes.  */
-static bool
-parse_size (const char *arg, long long *value)
-{
-  char *end;
-  double v;
-  double unit = 1;
-
-  errno = 0;
-  v = strtod (arg, &end);
-  if (errno || end == arg || v < 0)
-    return false;
-  switch (toupper ((unsigned char) *end))
-    {
-    case 'K': unit = 1024.0; end++; break;
-    case 'M': unit = 1024.0 * 1024; end++; break;
-    case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    }
-  if (*end == 'B' || *end == 'b')
-    end++;
-  if (*end || v * unit > 9e18)
-    return false;
-  *value = (long long) (v * unit);
-  return true;
+  if (dice_parse_double (arg, lo, HUGE_VAL, above_lo, value))
+    return true;
+  dice_describe_double (what, sizeof what, lo, HUGE_VAL, above_lo);
+  dice_invalid_value (err, errlen, option, arg, what);
+  return false;
 }
 
 enum dice_harness_option_result
@@ -105,17 +86,17 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
   switch (c)
     {
     case 'j':
-      if (!dice_harness_parse_long (arg, 1, 4096, &n))
-        goto bad;
+      if (!dice_harness_option_long ("jobs", arg, 1, 4096, &n, err, errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->jobs = n;
       break;
     case DICE_OPT_GPUS:         /* --gpus */
       for (const char *p = arg; *p; p++)
         if (!isdigit ((unsigned char) *p) && *p != ',')
-          goto bad;
+          goto bad_gpus;
       if (!*arg || *arg == ',' || strstr (arg, ",,")
           || arg[strlen (arg) - 1] == ',')
-        goto bad;
+        goto bad_gpus;
       h->gpus = (char *) arg;
       break;
     case DICE_OPT_DEVICE:       /* --device */
@@ -128,13 +109,17 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->device = arg;
       break;
     case DICE_OPT_TIMEOUT:      /* --timeout */
-      if (!dice_harness_parse_double (arg, 0, &d) || d <= 0)
-        goto bad;
+      if (!dice_harness_option_double ("timeout", arg, 0, true, &d, err,
+                                       errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->timeout = d;
       break;
     case DICE_OPT_CACHE:        /* --cache */
       if (!*arg)
-        goto bad;
+        {
+          dice_invalid_value (err, errlen, "cache", arg, "a directory");
+          return DICE_HARNESS_OPTION_BAD;
+        }
       free (h->cache);
       h->cache = strdup (arg);
       break;
@@ -142,8 +127,12 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->arch = arg;
       break;
     case DICE_OPT_MEMORY:       /* --memory */
-      if (!parse_size (arg, &size))
-        goto bad;
+      if (!dice_parse_size (arg, &size))
+        {
+          dice_invalid_value (err, errlen, "memory", arg,
+                              "a size such as 8G, 512M or bytes");
+          return DICE_HARNESS_OPTION_BAD;
+        }
       h->memory = size;
       break;
     case DICE_OPT_KEEP_TEMP:    /* --keep-temp */
@@ -162,13 +151,15 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->progress = 0;
       break;
     case DICE_OPT_TRIALS:       /* --trials */
-      if (!dice_harness_parse_long (arg, 1, 1000000, &n))
-        goto bad;
+      if (!dice_harness_option_long ("trials", arg, 1, 1000000, &n, err,
+                                     errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->trials = n;
       break;
     case DICE_OPT_SEED:         /* --seed */
-      if (!dice_harness_parse_long (arg, 0, LONG_MAX, &n))
-        goto bad;
+      if (!dice_harness_option_long ("seed", arg, 0, LONG_MAX, &n, err,
+                                     errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->seed = n;
       break;
     case DICE_OPT_TOLERANCE:    /* --tolerance */
@@ -184,13 +175,15 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
         }
       break;
     case DICE_OPT_ATOL:         /* --atol */
-      if (!dice_harness_parse_double (arg, 0, &h->atol))
-        goto bad;
+      if (!dice_harness_option_double ("atol", arg, 0, false, &h->atol, err,
+                                       errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->atol_set = true;
       break;
     case DICE_OPT_RTOL:         /* --rtol */
-      if (!dice_harness_parse_double (arg, 0, &h->rtol))
-        goto bad;
+      if (!dice_harness_option_double ("rtol", arg, 0, false, &h->rtol, err,
+                                       errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->rtol_set = true;
       break;
     case DICE_OPT_NO_ROBUST:    /* --no-robust */
@@ -201,18 +194,9 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
     }
   return DICE_HARNESS_OPTION_HANDLED;
 
-bad:
-  {
-    static const struct option names[] = {
-      DICE_HARNESS_LONG_OPTIONS, DICE_HARNESS_CHECK_LONG_OPTIONS
-    };
-    const char *name = "an option";
-
-    for (size_t i = 0; i < DICE_ARRAY_SIZE (names); i++)
-      if (names[i].val == c)
-        name = names[i].name;
-    snprintf (err, errlen, "invalid value '%s' for --%s", arg, name);
-  }
+bad_gpus:
+  dice_invalid_value (err, errlen, "gpus", arg,
+                      "GPU numbers separated by commas");
   return DICE_HARNESS_OPTION_BAD;
 }
 
@@ -702,7 +686,7 @@ failed_compile (const char *error, double ms)
 }
 
 static json_t *
-job_object (const struct dice_harness *h, const json_t *rec,
+mode_job_object (const struct dice_harness *h, const json_t *rec,
             const char *code)
 {
   if (h->mode == DICE_HARNESS_TIME)
@@ -735,6 +719,28 @@ job_object (const struct dice_harness *h, const json_t *rec,
                     "seed", (json_int_t) h->seed, "atol", h->atol,
                     "rtol", h->rtol, "tolerance", h->tolerance,
                     "timeout", h->timeout);
+}
+
+/* Every job carries the one secret-name rule (lib/secrets.h), so that the
+   Python harness scrubs the names the sandbox scrubs and keeps no list
+   of its own.  */
+static json_t *
+job_object (const struct dice_harness *h, const json_t *rec,
+            const char *code)
+{
+  json_t *job = mode_job_object (h, rec, code);
+  json_t *patterns;
+
+  if (job == NULL)
+    return NULL;
+  patterns = dice_secret_patterns_json ();
+  if (patterns == NULL || json_object_set_new (job, "secret_patterns",
+                                               patterns) != 0)
+    {
+      json_decref (job);
+      return NULL;
+    }
+  return job;
 }
 
 /* check.deception and check.weak_tolerance of a record with CODE.  */

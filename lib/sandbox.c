@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "secrets.h"
 
 extern char **environ;
 
@@ -68,34 +69,6 @@ now_s (void)
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Name matching is case-insensitive: a name that might hold a secret in
-   any spelling is treated as one.  */
-static bool
-has_prefix (const char *name, const char *prefix)
-{
-  return strncasecmp (name, prefix, strlen (prefix)) == 0;
-}
-
-bool
-dice_sandbox_secret_name (const char *name)
-{
-  static const char *const parts[] = {
-    "KEY", "TOKEN", "SECRET", "PASSW", "CREDENTIAL", "AUTH", "COOKIE"
-  };
-  static const char *const prefixes[] = {
-    "SSH_", "AWS_", "AZURE_", "GCP_", "GOOGLE_", "OPENAI_", "ANTHROPIC_",
-    "HF_TOKEN", "DICE_API"
-  };
-
-  for (size_t i = 0; i < DICE_ARRAY_SIZE (parts); i++)
-    if (strcasestr (name, parts[i]))
-      return true;
-  for (size_t i = 0; i < DICE_ARRAY_SIZE (prefixes); i++)
-    if (has_prefix (name, prefixes[i]))
-      return true;
-  return false;
-}
-
 bool
 dice_sandbox_keeps_variable (const char *name)
 {
@@ -112,7 +85,7 @@ dice_sandbox_keeps_variable (const char *name)
   };
   bool kept = false;
 
-  if (dice_sandbox_secret_name (name))
+  if (dice_secret_name (name))
     return false;
   for (size_t i = 0; i < DICE_ARRAY_SIZE (names) && !kept; i++)
     kept = strcmp (name, names[i]) == 0;
@@ -136,7 +109,7 @@ dice_sandbox_prepare (void)
       memcpy (name, *e, len);
       name[len] = '\0';
       /* Short values would redact ordinary words.  */
-      if (!dice_sandbox_secret_name (name) || strlen (eq + 1) < 6)
+      if (!dice_secret_name (name) || strlen (eq + 1) < 6)
         continue;
       char **grown = realloc (secret_values,
                               (nsecret_values + 1) * sizeof *grown);
@@ -153,39 +126,16 @@ dice_sandbox_prepare (void)
 char *
 dice_sandbox_redact (const char *s)
 {
-  static const char mark[] = "[redacted]";
-  char *out = NULL;
+  size_t len = strlen (s);
+  size_t outlen;
+  char *out = dice_redact (s, len, (const char *const *) secret_values,
+                           nsecret_values, &outlen);
 
-  for (size_t i = 0; i < nsecret_values; i++)
+  /* NULL says "nothing to redact" to the caller, which then keeps S.  */
+  if (out && outlen == len && memcmp (out, s, len) == 0)
     {
-      const char *secret = secret_values[i];
-      size_t slen = strlen (secret);
-      const char *src = out ? out : s;
-      const char *hit = strstr (src, secret);
-      char *next, *w;
-
-      if (hit == NULL)
-        continue;
-      /* The result is never longer than SRC with each hit widened.  */
-      next = malloc (strlen (src) / slen * sizeof mark + strlen (src) + 1);
-      if (next == NULL)
-        {
-          free (out);
-          return NULL;
-        }
-      w = next;
-      while (hit)
-        {
-          memcpy (w, src, (size_t) (hit - src));
-          w += hit - src;
-          memcpy (w, mark, sizeof mark - 1);
-          w += sizeof mark - 1;
-          src = hit + slen;
-          hit = strstr (src, secret);
-        }
-      strcpy (w, src);
       free (out);
-      out = next;
+      return NULL;
     }
   return out;
 }
