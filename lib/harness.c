@@ -838,6 +838,97 @@ builder_stop (struct builder *b)
   dice_sandbox_free (&b->sb);
 }
 
+/* The time object of a run that ended with STATUS (NULL: the harness's
+   result says) and WHY.  */
+static json_t *
+time_value (const struct dice_harness *h, const json_t *rec,
+            const json_t *result, const char *status, char *why,
+            size_t whylen, const struct dice_sandbox *sb)
+{
+  json_t *sandbox, *value;
+  json_t *time = json_object_get (result, "time");
+  const char *said = json_string_value (json_object_get (time, "status"));
+  static const char *const statuses[] = {
+    "ok", "compile_error", "runtime_error", "oom"
+  };
+
+  if (result && status == NULL)
+    {
+      for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
+        if (strcmp (said, statuses[i]) == 0)
+          status = statuses[i];
+      if (status == NULL)
+        snprintf (why, whylen, "the harness's result has %s "
+                  "status", said ? "an unknown" : "no");
+      else if (json_string_value (json_object_get (time, "error")))
+        snprintf (why, whylen, "%s",
+                  json_string_value (json_object_get (time, "error")));
+      one_line (why);
+      if (status == NULL)
+        status = "crashed";
+    }
+  sandbox = sandbox_object (h, sb, sb->end != DICE_SANDBOX_NOT_STARTED);
+  value = dice_harness_time_object (h, rec, json_is_object (time) ? time
+                                    : NULL, status, *why ? why : NULL,
+                                    sb->ms, sandbox);
+  json_decref (sandbox);
+  return value;
+}
+
+/* The check object of a run of CODE that ended with STATUS (NULL: the
+   harness's result says) and WHY, its deception findings included.  */
+static json_t *
+check_value (const struct dice_harness *h, const char *code,
+             const json_t *result, const char *status, char *why,
+             size_t whylen, const struct dice_sandbox *sb)
+{
+  json_t *sandbox, *value;
+  json_t *compile = json_object_get (result, "compile");
+  json_t *check = json_object_get (result, "check");
+  static const char *const statuses[] = {
+    "correct", "incorrect", "compile_error", "runtime_error", "oom"
+  };
+  const char *said = json_string_value (json_object_get (check, "status"));
+  const char *error = status ? why : NULL;
+  char *harness_error = NULL;
+
+  if (result && status == NULL)
+    {
+      for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
+        if (strcmp (said, statuses[i]) == 0)
+          status = statuses[i];
+      if (status == NULL)
+        {
+          snprintf (why, whylen, "the harness's result has %s "
+                    "status", said ? "an unknown" : "no");
+          status = "crashed";
+          error = why;
+        }
+      else if (json_string_value (json_object_get (check, "error")))
+        {
+          harness_error = strdup (json_string_value
+                                  (json_object_get (check, "error")));
+          if (harness_error)
+            one_line (harness_error);
+          error = harness_error;
+        }
+    }
+  sandbox = sandbox_object (h, sb, sb->end != DICE_SANDBOX_NOT_STARTED);
+  value = check_object (h, json_is_object (check) ? check : NULL, status,
+                        error, sb->ms,
+                        json_is_object (compile) ? compile : NULL,
+                        sandbox);
+  json_decref (sandbox);
+  if (value && add_deception (h, value, code, status,
+                              json_object_get (check, "dynamic")) != 0)
+    {
+      json_decref (value);
+      value = NULL;
+    }
+  free (harness_error);
+  return value;
+}
+
 json_t *
 dice_harness_run (const struct dice_harness *h, const json_t *rec,
                   const char *gpu)
@@ -854,7 +945,7 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
   size_t nextra = 0;
   const char *old_pythonpath = getenv ("PYTHONPATH");
   struct dice_sandbox sb;
-  json_t *job, *result = NULL, *value, *sandbox, *compile;
+  json_t *job, *result = NULL, *value, *sandbox;
   char *input;
   char why[1024] = "";
   const char *status = NULL;
@@ -947,9 +1038,10 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
     status = explain_end (h, &sb, why, sizeof why);
   one_line (why);
 
-  compile = json_object_get (result, "compile");
   if (h->mode == DICE_HARNESS_COMPILE)
     {
+      json_t *compile = json_object_get (result, "compile");
+
       if (json_is_object (compile))
         value = json_deep_copy (compile);
       else
@@ -961,79 +1053,9 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
         }
     }
   else if (h->mode == DICE_HARNESS_TIME)
-    {
-      json_t *time = json_object_get (result, "time");
-      const char *said = json_string_value (json_object_get (time, "status"));
-      static const char *const statuses[] = {
-        "ok", "compile_error", "runtime_error", "oom"
-      };
-
-      if (result && status == NULL)
-        {
-          for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
-            if (strcmp (said, statuses[i]) == 0)
-              status = statuses[i];
-          if (status == NULL)
-            snprintf (why, sizeof why, "the harness's result has %s "
-                      "status", said ? "an unknown" : "no");
-          else if (json_string_value (json_object_get (time, "error")))
-            snprintf (why, sizeof why, "%s",
-                      json_string_value (json_object_get (time, "error")));
-          one_line (why);
-          if (status == NULL)
-            status = "crashed";
-        }
-      sandbox = sandbox_object (h, &sb, sb.end != DICE_SANDBOX_NOT_STARTED);
-      value = dice_harness_time_object (h, rec, json_is_object (time) ? time
-                                        : NULL, status, *why ? why : NULL,
-                                        sb.ms, sandbox);
-      json_decref (sandbox);
-    }
+    value = time_value (h, rec, result, status, why, sizeof why, &sb);
   else
-    {
-      json_t *check = json_object_get (result, "check");
-      static const char *const statuses[] = {
-        "correct", "incorrect", "compile_error", "runtime_error", "oom"
-      };
-      const char *said = json_string_value (json_object_get (check, "status"));
-      const char *error = status ? why : NULL;
-      char *harness_error = NULL;
-
-      if (result && status == NULL)
-        {
-          for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
-            if (strcmp (said, statuses[i]) == 0)
-              status = statuses[i];
-          if (status == NULL)
-            {
-              snprintf (why, sizeof why, "the harness's result has %s "
-                        "status", said ? "an unknown" : "no");
-              status = "crashed";
-              error = why;
-            }
-          else if (json_string_value (json_object_get (check, "error")))
-            {
-              harness_error = strdup (json_string_value
-                                      (json_object_get (check, "error")));
-              if (harness_error)
-                one_line (harness_error);
-              error = harness_error;
-            }
-        }
-      sandbox = sandbox_object (h, &sb, sb.end != DICE_SANDBOX_NOT_STARTED);
-      value = check_object (h, json_is_object (check) ? check : NULL, status,
-                            error, sb.ms,
-                            json_is_object (compile) ? compile : NULL,
-                            sandbox);
-      json_decref (sandbox);
-      if (value && add_deception (h, value, code, status,
-                                  json_object_get (check, "dynamic")) != 0)
-        {
-          json_decref (value);
-          value = NULL;
-        }
-      free (harness_error);
-    }
+    value = check_value (h, code, result, status, why, sizeof why, &sb);
   json_decref (result);
   dice_sandbox_free (&sb);
   redact_tree (value);
