@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "harness.h"
+#include "numarg.h"
 #include "jsonl.h"
 #include "stats.h"
 #include "strmap.h"
@@ -35,30 +36,21 @@ dice_harness_time_init (struct dice_harness *h)
   h->max_spread = DEFAULT_MAX_SPREAD;
 }
 
-/* A limit that must be above zero.  */
-static bool
-parse_positive (const char *arg, double *value)
-{
-  return dice_harness_parse_double (arg, 0, value) && *value > 0;
-}
-
 enum dice_harness_option_result
 dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
                           char *err, size_t errlen)
 {
-  const char *name;
-
   switch (c)
     {
     case DICE_OPT_WARMUP:
-      name = "warmup";
-      if (!dice_harness_parse_long (arg, 0, 1000000, &h->warmup))
-        goto bad;
+      if (!dice_harness_option_long ("warmup", arg, 0, 1000000, &h->warmup,
+                                     err, errlen))
+        return DICE_HARNESS_OPTION_BAD;
       break;
     case DICE_OPT_INPUT_SETS:
-      name = "input-sets";
-      if (!dice_harness_parse_long (arg, 1, 1000000, &h->input_sets))
-        goto bad;
+      if (!dice_harness_option_long ("input-sets", arg, 1, 1000000,
+                                     &h->input_sets, err, errlen))
+        return DICE_HARNESS_OPTION_BAD;
       break;
     case DICE_OPT_ALL:
       h->time_all = true;
@@ -73,29 +65,27 @@ dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
       h->baseline = strcmp (arg, "eager") ? "compile" : "eager";
       break;
     case DICE_OPT_REF_TIMES:
-      name = "ref-times";
       if (!*arg)
-        goto bad;
+        {
+          dice_invalid_value (err, errlen, "ref-times", arg, "a file");
+          return DICE_HARNESS_OPTION_BAD;
+        }
       h->ref_times_path = arg;
       break;
     case DICE_OPT_MAX_SPEEDUP:
-      name = "max-speedup";
-      if (!parse_positive (arg, &h->max_speedup))
-        goto bad;
+      if (!dice_harness_option_double ("max-speedup", arg, 0, true,
+                                       &h->max_speedup, err, errlen))
+        return DICE_HARNESS_OPTION_BAD;
       break;
     case DICE_OPT_MAX_SPREAD:
-      name = "max-spread";
-      if (!parse_positive (arg, &h->max_spread))
-        goto bad;
+      if (!dice_harness_option_double ("max-spread", arg, 0, true,
+                                       &h->max_spread, err, errlen))
+        return DICE_HARNESS_OPTION_BAD;
       break;
     default:
       return DICE_HARNESS_OPTION_UNKNOWN;
     }
   return DICE_HARNESS_OPTION_HANDLED;
-
-bad:
-  snprintf (err, errlen, "invalid value '%s' for --%s", arg, name);
-  return DICE_HARNESS_OPTION_BAD;
 }
 
 void

@@ -20,9 +20,11 @@
 #include "fileio.h"
 #include "harness.h"
 #include "msg.h"
+#include "numarg.h"
 #include "sandbox.h"
 #include "resume.h"
 #include "scheduler.h"
+#include "secrets.h"
 
 #define DEFAULT_TIMEOUT 180.0
 #define DEFAULT_TRIALS 5
@@ -48,51 +50,30 @@ dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode)
 }
 
 bool
-dice_harness_parse_long (const char *arg, long lo, long hi, long *value)
+dice_harness_option_long (const char *option, const char *arg, long lo,
+                          long hi, long *value, char *err, size_t errlen)
 {
-  char *end;
+  char what[128];
 
-  errno = 0;
-  *value = strtol (arg, &end, 10);
-  return !errno && end != arg && *end == '\0' && *value >= lo && *value <= hi;
+  if (dice_parse_long (arg, lo, hi, value))
+    return true;
+  dice_describe_long (what, sizeof what, lo, hi);
+  dice_invalid_value (err, errlen, option, arg, what);
+  return false;
 }
 
 bool
-dice_harness_parse_double (const char *arg, double lo, double *value)
+dice_harness_option_double (const char *option, const char *arg, double lo,
+                            bool above_lo, double *value, char *err,
+                            size_t errlen)
 {
-  char *end;
+  char what[128];
 
-  errno = 0;
-  *value = strtod (arg, &end);
-  return !errno && end != arg && *end == '\0' && isfinite (*value)
-    && *value >= lo;
-}
-
-/* "8G", "512M", "1024K" or bytes.  */
-static bool
-parse_size (const char *arg, long long *value)
-{
-  char *end;
-  double v;
-  double unit = 1;
-
-  errno = 0;
-  v = strtod (arg, &end);
-  if (errno || end == arg || v < 0)
-    return false;
-  switch (toupper ((unsigned char) *end))
-    {
-    case 'K': unit = 1024.0; end++; break;
-    case 'M': unit = 1024.0 * 1024; end++; break;
-    case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    }
-  if (*end == 'B' || *end == 'b')
-    end++;
-  if (*end || v * unit > 9e18)
-    return false;
-  *value = (long long) (v * unit);
-  return true;
+  if (dice_parse_double (arg, lo, HUGE_VAL, above_lo, value))
+    return true;
+  dice_describe_double (what, sizeof what, lo, HUGE_VAL, above_lo);
+  dice_invalid_value (err, errlen, option, arg, what);
+  return false;
 }
 
 enum dice_harness_option_result
@@ -106,15 +87,21 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
   switch (c)
     {
     case 'j':
-      if (!dice_harness_parse_long (arg, 1, 4096, &n))
-        goto bad;
+      if (!dice_harness_option_long ("jobs", arg, 1, 4096, &n, err, errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->jobs = n;
       break;
     case DICE_OPT_GPUS:         /* --gpus */
       {
         struct dice_alloc a;
 
-        if (!*arg || dice_alloc_gpus (NULL, arg, &a, err, errlen) != 0)
+        if (!*arg)
+          {
+            dice_invalid_value (err, errlen, "gpus", arg,
+                                "GPU numbers or UUIDs separated by commas");
+            return DICE_HARNESS_OPTION_BAD;
+          }
+        if (dice_alloc_gpus (NULL, arg, &a, err, errlen) != 0)
           return DICE_HARNESS_OPTION_BAD;
         dice_alloc_free_gpus (a.gpus, a.ngpus);
         h->gpus = (char *) arg;
@@ -130,13 +117,17 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->device = arg;
       break;
     case DICE_OPT_TIMEOUT:      /* --timeout */
-      if (!dice_harness_parse_double (arg, 0, &d) || d <= 0)
-        goto bad;
+      if (!dice_harness_option_double ("timeout", arg, 0, true, &d, err,
+                                       errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->timeout = d;
       break;
     case DICE_OPT_CACHE:        /* --cache */
       if (!*arg)
-        goto bad;
+        {
+          dice_invalid_value (err, errlen, "cache", arg, "a directory");
+          return DICE_HARNESS_OPTION_BAD;
+        }
       free (h->cache);
       h->cache = strdup (arg);
       break;
@@ -144,8 +135,12 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->arch = arg;
       break;
     case DICE_OPT_MEMORY:       /* --memory */
-      if (!parse_size (arg, &size))
-        goto bad;
+      if (!dice_parse_size (arg, &size))
+        {
+          dice_invalid_value (err, errlen, "memory", arg,
+                              "a size such as 8G, 512M or bytes");
+          return DICE_HARNESS_OPTION_BAD;
+        }
       h->memory = size;
       break;
     case DICE_OPT_KEEP_TEMP:    /* --keep-temp */
@@ -164,13 +159,15 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->progress = 0;
       break;
     case DICE_OPT_TRIALS:       /* --trials */
-      if (!dice_harness_parse_long (arg, 1, 1000000, &n))
-        goto bad;
+      if (!dice_harness_option_long ("trials", arg, 1, 1000000, &n, err,
+                                     errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->trials = n;
       break;
     case DICE_OPT_SEED:         /* --seed */
-      if (!dice_harness_parse_long (arg, 0, LONG_MAX, &n))
-        goto bad;
+      if (!dice_harness_option_long ("seed", arg, 0, LONG_MAX, &n, err,
+                                     errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->seed = n;
       break;
     case DICE_OPT_TOLERANCE:    /* --tolerance */
@@ -186,13 +183,15 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
         }
       break;
     case DICE_OPT_ATOL:         /* --atol */
-      if (!dice_harness_parse_double (arg, 0, &h->atol))
-        goto bad;
+      if (!dice_harness_option_double ("atol", arg, 0, false, &h->atol, err,
+                                       errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->atol_set = true;
       break;
     case DICE_OPT_RTOL:         /* --rtol */
-      if (!dice_harness_parse_double (arg, 0, &h->rtol))
-        goto bad;
+      if (!dice_harness_option_double ("rtol", arg, 0, false, &h->rtol, err,
+                                       errlen))
+        return DICE_HARNESS_OPTION_BAD;
       h->rtol_set = true;
       break;
     case DICE_OPT_NO_ROBUST:    /* --no-robust */
@@ -202,20 +201,6 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       return dice_harness_time_option (h, c, arg, err, errlen);
     }
   return DICE_HARNESS_OPTION_HANDLED;
-
-bad:
-  {
-    static const struct option names[] = {
-      DICE_HARNESS_LONG_OPTIONS, DICE_HARNESS_CHECK_LONG_OPTIONS
-    };
-    const char *name = "an option";
-
-    for (size_t i = 0; i < DICE_ARRAY_SIZE (names); i++)
-      if (names[i].val == c)
-        name = names[i].name;
-    snprintf (err, errlen, "invalid value '%s' for --%s", arg, name);
-  }
-  return DICE_HARNESS_OPTION_BAD;
 }
 
 void
@@ -651,7 +636,7 @@ failed_compile (const char *error, double ms)
 }
 
 static json_t *
-job_object (const struct dice_harness *h, const json_t *rec,
+mode_job_object (const struct dice_harness *h, const json_t *rec,
             const char *code)
 {
   if (h->mode == DICE_HARNESS_TIME)
@@ -684,6 +669,28 @@ job_object (const struct dice_harness *h, const json_t *rec,
                     "seed", (json_int_t) h->seed, "atol", h->atol,
                     "rtol", h->rtol, "tolerance", h->tolerance,
                     "timeout", h->timeout);
+}
+
+/* Every job carries the one secret-name rule (lib/secrets.h), so that the
+   Python harness scrubs the names the sandbox scrubs and keeps no list
+   of its own.  */
+static json_t *
+job_object (const struct dice_harness *h, const json_t *rec,
+            const char *code)
+{
+  json_t *job = mode_job_object (h, rec, code);
+  json_t *patterns;
+
+  if (job == NULL)
+    return NULL;
+  patterns = dice_secret_patterns_json ();
+  if (patterns == NULL || json_object_set_new (job, "secret_patterns",
+                                               patterns) != 0)
+    {
+      json_decref (job);
+      return NULL;
+    }
+  return job;
 }
 
 /* check.deception and check.weak_tolerance of a record with CODE.  */
@@ -781,6 +788,97 @@ builder_stop (struct builder *b)
   dice_sandbox_free (&b->sb);
 }
 
+/* The time object of a run that ended with STATUS (NULL: the harness's
+   result says) and WHY.  */
+static json_t *
+time_value (const struct dice_harness *h, const json_t *rec,
+            const json_t *result, const char *status, char *why,
+            size_t whylen, const struct dice_sandbox *sb)
+{
+  json_t *sandbox, *value;
+  json_t *time = json_object_get (result, "time");
+  const char *said = json_string_value (json_object_get (time, "status"));
+  static const char *const statuses[] = {
+    "ok", "compile_error", "runtime_error", "oom"
+  };
+
+  if (result && status == NULL)
+    {
+      for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
+        if (strcmp (said, statuses[i]) == 0)
+          status = statuses[i];
+      if (status == NULL)
+        snprintf (why, whylen, "the harness's result has %s "
+                  "status", said ? "an unknown" : "no");
+      else if (json_string_value (json_object_get (time, "error")))
+        snprintf (why, whylen, "%s",
+                  json_string_value (json_object_get (time, "error")));
+      one_line (why);
+      if (status == NULL)
+        status = "crashed";
+    }
+  sandbox = sandbox_object (h, sb, sb->end != DICE_SANDBOX_NOT_STARTED);
+  value = dice_harness_time_object (h, rec, json_is_object (time) ? time
+                                    : NULL, status, *why ? why : NULL,
+                                    sb->ms, sandbox);
+  json_decref (sandbox);
+  return value;
+}
+
+/* The check object of a run of CODE that ended with STATUS (NULL: the
+   harness's result says) and WHY, its deception findings included.  */
+static json_t *
+check_value (const struct dice_harness *h, const char *code,
+             const json_t *result, const char *status, char *why,
+             size_t whylen, const struct dice_sandbox *sb)
+{
+  json_t *sandbox, *value;
+  json_t *compile = json_object_get (result, "compile");
+  json_t *check = json_object_get (result, "check");
+  static const char *const statuses[] = {
+    "correct", "incorrect", "compile_error", "runtime_error", "oom"
+  };
+  const char *said = json_string_value (json_object_get (check, "status"));
+  const char *error = status ? why : NULL;
+  char *harness_error = NULL;
+
+  if (result && status == NULL)
+    {
+      for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
+        if (strcmp (said, statuses[i]) == 0)
+          status = statuses[i];
+      if (status == NULL)
+        {
+          snprintf (why, whylen, "the harness's result has %s "
+                    "status", said ? "an unknown" : "no");
+          status = "crashed";
+          error = why;
+        }
+      else if (json_string_value (json_object_get (check, "error")))
+        {
+          harness_error = strdup (json_string_value
+                                  (json_object_get (check, "error")));
+          if (harness_error)
+            one_line (harness_error);
+          error = harness_error;
+        }
+    }
+  sandbox = sandbox_object (h, sb, sb->end != DICE_SANDBOX_NOT_STARTED);
+  value = check_object (h, json_is_object (check) ? check : NULL, status,
+                        error, sb->ms,
+                        json_is_object (compile) ? compile : NULL,
+                        sandbox);
+  json_decref (sandbox);
+  if (value && add_deception (h, value, code, status,
+                              json_object_get (check, "dynamic")) != 0)
+    {
+      json_decref (value);
+      value = NULL;
+    }
+  free (harness_error);
+  return value;
+}
+
 json_t *
 dice_harness_run (const struct dice_harness *h, const json_t *rec,
                   const char *gpu)
@@ -797,7 +895,7 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
   size_t nextra = 0;
   const char *old_pythonpath = getenv ("PYTHONPATH");
   struct dice_sandbox sb;
-  json_t *job, *result = NULL, *value, *sandbox, *compile;
+  json_t *job, *result = NULL, *value, *sandbox;
   char *input;
   char why[1024] = "";
   const char *status = NULL;
@@ -890,9 +988,10 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
     status = explain_end (h, &sb, why, sizeof why);
   one_line (why);
 
-  compile = json_object_get (result, "compile");
   if (h->mode == DICE_HARNESS_COMPILE)
     {
+      json_t *compile = json_object_get (result, "compile");
+
       if (json_is_object (compile))
         value = json_deep_copy (compile);
       else
@@ -904,79 +1003,9 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
         }
     }
   else if (h->mode == DICE_HARNESS_TIME)
-    {
-      json_t *time = json_object_get (result, "time");
-      const char *said = json_string_value (json_object_get (time, "status"));
-      static const char *const statuses[] = {
-        "ok", "compile_error", "runtime_error", "oom"
-      };
-
-      if (result && status == NULL)
-        {
-          for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
-            if (strcmp (said, statuses[i]) == 0)
-              status = statuses[i];
-          if (status == NULL)
-            snprintf (why, sizeof why, "the harness's result has %s "
-                      "status", said ? "an unknown" : "no");
-          else if (json_string_value (json_object_get (time, "error")))
-            snprintf (why, sizeof why, "%s",
-                      json_string_value (json_object_get (time, "error")));
-          one_line (why);
-          if (status == NULL)
-            status = "crashed";
-        }
-      sandbox = sandbox_object (h, &sb, sb.end != DICE_SANDBOX_NOT_STARTED);
-      value = dice_harness_time_object (h, rec, json_is_object (time) ? time
-                                        : NULL, status, *why ? why : NULL,
-                                        sb.ms, sandbox);
-      json_decref (sandbox);
-    }
+    value = time_value (h, rec, result, status, why, sizeof why, &sb);
   else
-    {
-      json_t *check = json_object_get (result, "check");
-      static const char *const statuses[] = {
-        "correct", "incorrect", "compile_error", "runtime_error", "oom"
-      };
-      const char *said = json_string_value (json_object_get (check, "status"));
-      const char *error = status ? why : NULL;
-      char *harness_error = NULL;
-
-      if (result && status == NULL)
-        {
-          for (size_t i = 0; said && i < DICE_ARRAY_SIZE (statuses); i++)
-            if (strcmp (said, statuses[i]) == 0)
-              status = statuses[i];
-          if (status == NULL)
-            {
-              snprintf (why, sizeof why, "the harness's result has %s "
-                        "status", said ? "an unknown" : "no");
-              status = "crashed";
-              error = why;
-            }
-          else if (json_string_value (json_object_get (check, "error")))
-            {
-              harness_error = strdup (json_string_value
-                                      (json_object_get (check, "error")));
-              if (harness_error)
-                one_line (harness_error);
-              error = harness_error;
-            }
-        }
-      sandbox = sandbox_object (h, &sb, sb.end != DICE_SANDBOX_NOT_STARTED);
-      value = check_object (h, json_is_object (check) ? check : NULL, status,
-                            error, sb.ms,
-                            json_is_object (compile) ? compile : NULL,
-                            sandbox);
-      json_decref (sandbox);
-      if (value && add_deception (h, value, code, status,
-                                  json_object_get (check, "dynamic")) != 0)
-        {
-          json_decref (value);
-          value = NULL;
-        }
-      free (harness_error);
-    }
+    value = check_value (h, code, result, status, why, sizeof why, &sb);
   json_decref (result);
   dice_sandbox_free (&sb);
   redact_tree (value);

@@ -131,10 +131,15 @@ enum
   {"max-speedup", required_argument, NULL, DICE_OPT_MAX_SPEEDUP},       \
   {"max-spread", required_argument, NULL, DICE_OPT_MAX_SPREAD}
 
-/* ARG as a whole number in [LO, HI], or a finite number at least LO,
-   into *VALUE; false if it is not one.  */
-bool dice_harness_parse_long (const char *arg, long lo, long hi, long *value);
-bool dice_harness_parse_double (const char *arg, double lo, double *value);
+/* OPTION's value ARG as an integer in [LO, HI], or a number of at least
+   LO (above LO when ABOVE_LO), into *VALUE.  False, with the one wording
+   of lib/numarg.h in ERR, when it is not one.  */
+bool dice_harness_option_long (const char *option, const char *arg, long lo,
+                               long hi, long *value, char *err,
+                               size_t errlen);
+bool dice_harness_option_double (const char *option, const char *arg,
+                                 double lo, bool above_lo, double *value,
+                                 char *err, size_t errlen);
 
 /* Defaults for MODE.  */
 void dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "secrets.h"
 
 extern char **environ;
 
@@ -68,34 +69,6 @@ now_s (void)
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Name matching is case-insensitive: a name that might hold a secret in
-   any spelling is treated as one.  */
-static bool
-has_prefix (const char *name, const char *prefix)
-{
-  return strncasecmp (name, prefix, strlen (prefix)) == 0;
-}
-
-bool
-dice_sandbox_secret_name (const char *name)
-{
-  static const char *const parts[] = {
-    "KEY", "TOKEN", "SECRET", "PASSW", "CREDENTIAL", "AUTH", "COOKIE"
-  };
-  static const char *const prefixes[] = {
-    "SSH_", "AWS_", "AZURE_", "GCP_", "GOOGLE_", "OPENAI_", "ANTHROPIC_",
-    "HF_TOKEN", "DICE_API"
-  };
-
-  for (size_t i = 0; i < DICE_ARRAY_SIZE (parts); i++)
-    if (strcasestr (name, parts[i]))
-      return true;
-  for (size_t i = 0; i < DICE_ARRAY_SIZE (prefixes); i++)
-    if (has_prefix (name, prefixes[i]))
-      return true;
-  return false;
-}
-
 bool
 dice_sandbox_keeps_variable (const char *name)
 {
@@ -112,7 +85,7 @@ dice_sandbox_keeps_variable (const char *name)
   };
   bool kept = false;
 
-  if (dice_sandbox_secret_name (name))
+  if (dice_secret_name (name))
     return false;
   for (size_t i = 0; i < DICE_ARRAY_SIZE (names) && !kept; i++)
     kept = strcmp (name, names[i]) == 0;
@@ -136,7 +109,7 @@ dice_sandbox_prepare (void)
       memcpy (name, *e, len);
       name[len] = '\0';
       /* Short values would redact ordinary words.  */
-      if (!dice_sandbox_secret_name (name) || strlen (eq + 1) < 6)
+      if (!dice_secret_name (name) || strlen (eq + 1) < 6)
         continue;
       char **grown = realloc (secret_values,
                               (nsecret_values + 1) * sizeof *grown);
@@ -153,39 +126,16 @@ dice_sandbox_prepare (void)
 char *
 dice_sandbox_redact (const char *s)
 {
-  static const char mark[] = "[redacted]";
-  char *out = NULL;
+  size_t len = strlen (s);
+  size_t outlen;
+  char *out = dice_redact (s, len, (const char *const *) secret_values,
+                           nsecret_values, &outlen);
 
-  for (size_t i = 0; i < nsecret_values; i++)
+  /* NULL says "nothing to redact" to the caller, which then keeps S.  */
+  if (out && outlen == len && memcmp (out, s, len) == 0)
     {
-      const char *secret = secret_values[i];
-      size_t slen = strlen (secret);
-      const char *src = out ? out : s;
-      const char *hit = strstr (src, secret);
-      char *next, *w;
-
-      if (hit == NULL)
-        continue;
-      /* The result is never longer than SRC with each hit widened.  */
-      next = malloc (strlen (src) / slen * sizeof mark + strlen (src) + 1);
-      if (next == NULL)
-        {
-          free (out);
-          return NULL;
-        }
-      w = next;
-      while (hit)
-        {
-          memcpy (w, src, (size_t) (hit - src));
-          w += hit - src;
-          memcpy (w, mark, sizeof mark - 1);
-          w += sizeof mark - 1;
-          src = hit + slen;
-          hit = strstr (src, secret);
-        }
-      strcpy (w, src);
       free (out);
-      out = next;
+      return NULL;
     }
   return out;
 }
@@ -855,25 +805,22 @@ close_fd (int *fd)
   *fd = -1;
 }
 
-int
-dice_sandbox_run (struct dice_sandbox *sb)
+/* The caller's side of one run, while the guard and the candidate live:
+   its ends of the four channels, and what the guard has said so far.  */
+struct watch
 {
-  const char *tmp = getenv ("TMPDIR");
-  size_t log_max = sb->log_max ? sb->log_max : 16384;
-  char path[PATH_MAX];
-  char **env;
-  int in[2], out[2], res[2], st[2];
-  int child_fds[4];
-  pid_t g, self;
-  long long oom_before;
-  double start, backstop, drain_until = 0;
+  int in, out, res, st;         /* job in; log, result and guard out */
+  pid_t guard, cand;
+  double start, backstop, drain_until;
   struct guard_msg m;
-  size_t msg_got = 0;
-  bool ended = false, lost = false, killed_late = false;
-  pid_t cand = 0;
-  size_t written = 0;
-  int err;
+  size_t msg_got, written, log_max;
+  bool ended, lost, killed_late;
+};
 
+/* The fields of SB that a run fills, emptied.  */
+static void
+reset_outcome (struct dice_sandbox *sb)
+{
   sb->dir = sb->result = sb->log = NULL;
   sb->result_len = sb->log_len = 0;
   sb->log_truncated = sb->oom_kill = false;
@@ -882,6 +829,16 @@ dice_sandbox_run (struct dice_sandbox *sb)
   sb->status = 0;
   sb->ms = 0;
   sb->error[0] = '\0';
+}
+
+/* SB->dir, a fresh working directory, and the candidate's environment
+   for it in *ENV.  0, or -1 with SB's error set.  */
+static int
+make_workdir (struct dice_sandbox *sb, char ***env)
+{
+  const char *tmp = getenv ("TMPDIR");
+  char path[PATH_MAX];
+
   snprintf (path, sizeof path, "%s/dice-XXXXXX",
             tmp && *tmp == '/' ? tmp : "/tmp");
   if (mkdtemp (path) == NULL)
@@ -892,18 +849,30 @@ dice_sandbox_run (struct dice_sandbox *sb)
       rmdir (path);
       return start_failed (sb, ENOMEM, "cannot start");
     }
-  env = dice_sandbox_environ (sb->dir, sb->extra_env);
-  if (env == NULL)
+  *env = dice_sandbox_environ (sb->dir, sb->extra_env);
+  if (*env == NULL)
     {
       dice_remove_tree (sb->dir);
       return start_failed (sb, ENOMEM, "cannot start");
     }
+  return 0;
+}
+
+/* Fork the guard with ENV, the caller's ends of the channels in W.  0, or
+   -1 with SB's error set and the working directory gone.  */
+static int
+start_guard (struct dice_sandbox *sb, char **env, struct watch *w)
+{
+  int in[2], out[2], res[2], st[2];
+  int child_fds[4];
+  pid_t self = getpid ();
+  int err;
+
   /* stdin is a socket so that writing to a candidate that closed it
      gives EPIPE (MSG_NOSIGNAL) rather than SIGPIPE to this process.  */
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0)
     {
       err = errno;
-      dice_sandbox_free_env (env);
       dice_remove_tree (sb->dir);
       return start_failed (sb, err, "cannot make pipes");
     }
@@ -912,7 +881,6 @@ dice_sandbox_run (struct dice_sandbox *sb)
     {
       /* Out of descriptors: rare enough to leak the few made.  */
       err = errno;
-      dice_sandbox_free_env (env);
       dice_remove_tree (sb->dir);
       return start_failed (sb, err, "cannot make pipes");
     }
@@ -921,19 +889,16 @@ dice_sandbox_run (struct dice_sandbox *sb)
   child_fds[1] = out[1];
   child_fds[2] = res[1];
   child_fds[3] = st[1];
-  oom_before = oom_kills ();
-  start = now_s ();
-  self = getpid ();
-  g = fork ();
-  if (g == 0)
+  w->start = now_s ();
+  w->guard = fork ();
+  if (w->guard == 0)
     guard (sb, env, child_fds, self);
   err = errno;
-  dice_sandbox_free_env (env);
   close (in[0]);
   close (out[1]);
   close (res[1]);
   close (st[1]);
-  if (g < 0)
+  if (w->guard < 0)
     {
       close (in[1]);
       close (out[0]);
@@ -942,164 +907,236 @@ dice_sandbox_run (struct dice_sandbox *sb)
       dice_remove_tree (sb->dir);
       return start_failed (sb, err, "cannot fork");
     }
-  fcntl (in[1], F_SETFL, O_NONBLOCK);
-  fcntl (out[0], F_SETFL, O_NONBLOCK);
-  fcntl (res[0], F_SETFL, O_NONBLOCK);
-  fcntl (st[0], F_SETFL, O_NONBLOCK);
-  backstop = sb->timeout > 0 ? start + sb->timeout + BACKSTOP_S : 0;
-  memset (&m, 0, sizeof m);
-  sb->end = DICE_SANDBOX_EXITED;
+  w->in = in[1];
+  w->out = out[0];
+  w->res = res[0];
+  w->st = st[0];
+  fcntl (w->in, F_SETFL, O_NONBLOCK);
+  fcntl (w->out, F_SETFL, O_NONBLOCK);
+  fcntl (w->res, F_SETFL, O_NONBLOCK);
+  fcntl (w->st, F_SETFL, O_NONBLOCK);
+  return 0;
+}
 
-  while (out[0] >= 0 || res[0] >= 0 || st[0] >= 0)
+static void
+kill_candidate (const struct watch *w)
+{
+  if (w->cand > 0)
     {
-      struct pollfd pfd[4];
-      int nfds = 0, timeout_ms = -1;
-      double now = now_s (), until = 0;
-      char buf[65536];
-      ssize_t n;
+      kill (-w->cand, SIGKILL);
+      kill (w->cand, SIGKILL);
+    }
+}
 
-      if (in[1] >= 0 && written == sb->input_len)
-        close_fd (&in[1]);
-      if (ended || lost)
-        {
-          if (drain_until == 0)
-            drain_until = now + DRAIN_GRACE_S;
-          until = drain_until;
-        }
-      else if (backstop)
-        until = backstop;
-      if (until)
-        {
-          if (now >= until)
-            {
-              if (!ended && !lost)
-                {
-                  /* The guard itself is stuck or slow: end it all.  */
-                  kill (g, SIGKILL);
-                  killed_late = true;
-                  lost = true;
-                }
-              if (cand > 0)
-                {
-                  kill (-cand, SIGKILL);
-                  kill (cand, SIGKILL);
-                }
-              if (ended || drain_until)
-                break;
-              continue;
-            }
-          timeout_ms = (int) ((until - now) * 1000) + 1;
-        }
-      pfd[nfds++] = (struct pollfd) { in[1], POLLOUT, 0 };
-      pfd[nfds++] = (struct pollfd) { out[0], POLLIN, 0 };
-      pfd[nfds++] = (struct pollfd) { res[0], POLLIN, 0 };
-      pfd[nfds++] = (struct pollfd) { st[0], POLLIN, 0 };
-      if (poll (pfd, nfds, timeout_ms) < 0 && errno != EINTR)
-        break;
-      if (in[1] >= 0 && pfd[0].revents)
-        {
-          n = send (in[1], sb->input + written, sb->input_len - written,
+enum deadline { DEADLINE_WAIT, DEADLINE_AGAIN, DEADLINE_STOP };
+
+/* What the watch does about time: once the guard has reported (or is
+   lost), a short drain; before that, the backstop past the candidate's
+   own deadline, at which the guard itself is presumed stuck.  *MS gets
+   how long poll may wait (-1: forever).  */
+static enum deadline
+check_deadline (struct watch *w, int *ms)
+{
+  double now = now_s (), until = 0;
+
+  *ms = -1;
+  if (w->ended || w->lost)
+    {
+      if (w->drain_until == 0)
+        w->drain_until = now + DRAIN_GRACE_S;
+      until = w->drain_until;
+    }
+  else if (w->backstop)
+    until = w->backstop;
+  if (until == 0)
+    return DEADLINE_WAIT;
+  if (now < until)
+    {
+      *ms = (int) ((until - now) * 1000) + 1;
+      return DEADLINE_WAIT;
+    }
+  if (!w->ended && !w->lost)
+    {
+      /* The guard itself is stuck or slow: end it all.  */
+      kill (w->guard, SIGKILL);
+      w->killed_late = true;
+      w->lost = true;
+    }
+  kill_candidate (w);
+  return w->ended || w->drain_until ? DEADLINE_STOP : DEADLINE_AGAIN;
+}
+
+/* Feed the job to the candidate as far as it takes it.  */
+static void
+send_input (const struct dice_sandbox *sb, struct watch *w)
+{
+  ssize_t n = send (w->in, sb->input + w->written, sb->input_len - w->written,
                     MSG_NOSIGNAL | MSG_DONTWAIT);
-          if (n > 0)
-            written += (size_t) n;
-          else if (n < 0 && errno != EAGAIN && errno != EINTR)
-            close_fd (&in[1]);
-        }
-      if (out[0] >= 0 && pfd[1].revents)
-        {
-          n = read (out[0], buf, sizeof buf);
-          if (n > 0)
-            append_tail (&sb->log, &sb->log_len, log_max, &sb->log_truncated,
-                         buf, (size_t) n);
-          else if (n == 0 || (errno != EAGAIN && errno != EINTR))
-            close_fd (&out[0]);
-        }
-      if (res[0] >= 0 && pfd[2].revents)
-        {
-          n = read (res[0], buf, sizeof buf);
-          if (n > 0 && sb->result_len + (size_t) n <= RESULT_MAX)
-            {
-              char *grown = realloc (sb->result, sb->result_len + n + 1);
 
-              if (grown)
-                {
-                  sb->result = grown;
-                  memcpy (sb->result + sb->result_len, buf, (size_t) n);
-                  sb->result_len += (size_t) n;
-                  sb->result[sb->result_len] = '\0';
-                }
-            }
-          else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-            close_fd (&res[0]);
-        }
-      if (st[0] >= 0 && pfd[3].revents)
+  if (n > 0)
+    w->written += (size_t) n;
+  else if (n < 0 && errno != EAGAIN && errno != EINTR)
+    close_fd (&w->in);
+}
+
+/* Read what FD has into BUF; false (FD closed) at its end or an error.  */
+static bool
+read_some (int *fd, char *buf, size_t size, ssize_t *n)
+{
+  *n = read (*fd, buf, size);
+  if (*n > 0 || (*n < 0 && (errno == EAGAIN || errno == EINTR)))
+    return true;
+  close_fd (fd);
+  return false;
+}
+
+static void
+read_log (struct dice_sandbox *sb, struct watch *w)
+{
+  char buf[65536];
+  ssize_t n;
+
+  if (read_some (&w->out, buf, sizeof buf, &n) && n > 0)
+    append_tail (&sb->log, &sb->log_len, w->log_max, &sb->log_truncated,
+                 buf, (size_t) n);
+}
+
+/* The result, kept whole up to RESULT_MAX; what is beyond is dropped.  */
+static void
+read_result (struct dice_sandbox *sb, struct watch *w)
+{
+  char buf[65536];
+  ssize_t n;
+
+  if (!read_some (&w->res, buf, sizeof buf, &n) || n <= 0
+      || sb->result_len + (size_t) n > RESULT_MAX)
+    return;
+  char *grown = realloc (sb->result, sb->result_len + n + 1);
+
+  if (grown == NULL)
+    return;
+  sb->result = grown;
+  memcpy (sb->result + sb->result_len, buf, (size_t) n);
+  sb->result_len += (size_t) n;
+  sb->result[sb->result_len] = '\0';
+}
+
+/* What one whole message from the guard means for SB.  */
+static void
+note_guard_message (struct dice_sandbox *sb, struct watch *w)
+{
+  const struct guard_msg *m = &w->m;
+
+  switch (m->kind)
+    {
+    case GUARD_STARTED:
+      w->cand = m->pid;
+      sb->net_isolated = m->net_isolated;
+      sb->pid_namespace = m->pid_namespace;
+      sb->fs_readonly = m->fs_readonly;
+      break;
+    case GUARD_PROC:
+      sb->proc_private = m->proc_private;
+      break;
+    case GUARD_ENDED:
+      w->ended = true;
+      if (m->aborted)
+        sb->end = DICE_SANDBOX_GUARD_LOST;
+      else if (m->timed_out)
+        sb->end = DICE_SANDBOX_TIMEOUT;
+      else if (WIFSIGNALED (m->wstatus))
         {
-          n = read (st[0], (char *) &m + msg_got, sizeof m - msg_got);
-          if (n > 0)
-            {
-              msg_got += (size_t) n;
-              if (msg_got < sizeof m)
-                continue;
-              msg_got = 0;
-              if (m.kind == GUARD_STARTED)
-                {
-                  cand = m.pid;
-                  sb->net_isolated = m.net_isolated;
-                  sb->pid_namespace = m.pid_namespace;
-                  sb->fs_readonly = m.fs_readonly;
-                }
-              else if (m.kind == GUARD_PROC)
-                {
-                  sb->proc_private = m.proc_private;
-                }
-              else if (m.kind == GUARD_ENDED)
-                {
-                  ended = true;
-                  if (m.aborted)
-                    sb->end = DICE_SANDBOX_GUARD_LOST;
-                  else if (m.timed_out)
-                    sb->end = DICE_SANDBOX_TIMEOUT;
-                  else if (WIFSIGNALED (m.wstatus))
-                    {
-                      sb->end = DICE_SANDBOX_SIGNALED;
-                      sb->status = WTERMSIG (m.wstatus);
-                    }
-                  else
-                    sb->status = WEXITSTATUS (m.wstatus);
-                  sb->ms = (now_s () - start) * 1000;
-                }
-              else
-                {
-                  sb->end = DICE_SANDBOX_NOT_STARTED;
-                  snprintf (sb->error, sizeof sb->error, "%s", m.text);
-                  ended = true;
-                }
-            }
-          else if (n == 0 || (errno != EAGAIN && errno != EINTR))
-            {
-              close_fd (&st[0]);
-              if (!ended)
-                {
-                  lost = true;
-                  if (cand > 0)
-                    {
-                      kill (-cand, SIGKILL);
-                      kill (cand, SIGKILL);
-                    }
-                }
-            }
+          sb->end = DICE_SANDBOX_SIGNALED;
+          sb->status = WTERMSIG (m->wstatus);
+        }
+      else
+        sb->status = WEXITSTATUS (m->wstatus);
+      sb->ms = (now_s () - w->start) * 1000;
+      break;
+    default:
+      sb->end = DICE_SANDBOX_NOT_STARTED;
+      snprintf (sb->error, sizeof sb->error, "%s", m->text);
+      w->ended = true;
+    }
+}
+
+/* The guard's channel: messages come whole or in pieces; its end before
+   GUARD_ENDED means the guard is lost, and the candidate with it.  */
+static void
+read_guard (struct dice_sandbox *sb, struct watch *w)
+{
+  ssize_t n;
+
+  if (read_some (&w->st, (char *) &w->m + w->msg_got,
+                 sizeof w->m - w->msg_got, &n))
+    {
+      if (n <= 0)
+        return;
+      w->msg_got += (size_t) n;
+      if (w->msg_got == sizeof w->m)
+        {
+          w->msg_got = 0;
+          note_guard_message (sb, w);
         }
     }
-  close_fd (&in[1]);
-  close_fd (&out[0]);
-  close_fd (&res[0]);
-  close_fd (&st[0]);
-  while (waitpid (g, NULL, 0) < 0 && errno == EINTR)
-    continue;
-  if (!ended)
+  else if (!w->ended)
     {
-      sb->ms = (now_s () - start) * 1000;
-      sb->end = killed_late ? DICE_SANDBOX_TIMEOUT : DICE_SANDBOX_GUARD_LOST;
+      w->lost = true;
+      kill_candidate (w);
+    }
+}
+
+/* Until the guard's channels close or time runs out: feed the job, keep
+   the log's tail and the result, and follow the guard's reports.  */
+static void
+watch_run (struct dice_sandbox *sb, struct watch *w)
+{
+  while (w->out >= 0 || w->res >= 0 || w->st >= 0)
+    {
+      struct pollfd pfd[4];
+      int timeout_ms;
+      enum deadline d;
+
+      if (w->in >= 0 && w->written == sb->input_len)
+        close_fd (&w->in);
+      d = check_deadline (w, &timeout_ms);
+      if (d == DEADLINE_STOP)
+        break;
+      if (d == DEADLINE_AGAIN)
+        continue;
+      pfd[0] = (struct pollfd) { w->in, POLLOUT, 0 };
+      pfd[1] = (struct pollfd) { w->out, POLLIN, 0 };
+      pfd[2] = (struct pollfd) { w->res, POLLIN, 0 };
+      pfd[3] = (struct pollfd) { w->st, POLLIN, 0 };
+      if (poll (pfd, 4, timeout_ms) < 0 && errno != EINTR)
+        break;
+      if (w->in >= 0 && pfd[0].revents)
+        send_input (sb, w);
+      if (w->out >= 0 && pfd[1].revents)
+        read_log (sb, w);
+      if (w->res >= 0 && pfd[2].revents)
+        read_result (sb, w);
+      if (w->st >= 0 && pfd[3].revents)
+        read_guard (sb, w);
+    }
+}
+
+/* After the watch: reap the guard, say how the run ended if the guard
+   never did, tell an OOM kill apart, and keep the log's tail.  */
+static void
+settle (struct dice_sandbox *sb, struct watch *w, long long oom_before)
+{
+  close_fd (&w->in);
+  close_fd (&w->out);
+  close_fd (&w->res);
+  close_fd (&w->st);
+  while (waitpid (w->guard, NULL, 0) < 0 && errno == EINTR)
+    continue;
+  if (!w->ended)
+    {
+      sb->ms = (now_s () - w->start) * 1000;
+      sb->end = w->killed_late ? DICE_SANDBOX_TIMEOUT
+        : DICE_SANDBOX_GUARD_LOST;
     }
   if (sb->end == DICE_SANDBOX_SIGNALED && sb->status == SIGKILL)
     {
@@ -1109,13 +1146,38 @@ dice_sandbox_run (struct dice_sandbox *sb)
     }
   if (sb->log == NULL)
     sb->log = calloc (1, 1);
-  else if (sb->log_len > log_max)
+  else if (sb->log_len > w->log_max)
     {
-      memmove (sb->log, sb->log + sb->log_len - log_max, log_max);
-      sb->log_len = log_max;
-      sb->log[log_max] = '\0';
+      memmove (sb->log, sb->log + sb->log_len - w->log_max, w->log_max);
+      sb->log_len = w->log_max;
+      sb->log[w->log_max] = '\0';
       sb->log_truncated = true;
     }
+}
+
+int
+dice_sandbox_run (struct dice_sandbox *sb)
+{
+  struct watch w;
+  char **env;
+  long long oom_before;
+  int started;
+
+  reset_outcome (sb);
+  if (make_workdir (sb, &env) != 0)
+    return -1;
+  memset (&w, 0, sizeof w);
+  w.in = w.out = w.res = w.st = -1;
+  w.log_max = sb->log_max ? sb->log_max : 16384;
+  oom_before = oom_kills ();
+  started = start_guard (sb, env, &w);
+  dice_sandbox_free_env (env);
+  if (started != 0)
+    return -1;
+  w.backstop = sb->timeout > 0 ? w.start + sb->timeout + BACKSTOP_S : 0;
+  sb->end = DICE_SANDBOX_EXITED;
+  watch_run (sb, &w);
+  settle (sb, &w, oom_before);
   if (!sb->keep_dir)
     dice_remove_tree (sb->dir);
   return sb->end == DICE_SANDBOX_NOT_STARTED ? -1 : 0;

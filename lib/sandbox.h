@@ -91,11 +91,8 @@ void dice_sandbox_free (struct dice_sandbox *sb);
 
 /* Whether the environment variable NAME is passed to candidates.  Only
    what compilers, CUDA, torch and Python need is kept, and never a name
-   that looks like a secret.  */
+   that looks like a secret (dice_secret_name, lib/secrets.h).  */
 bool dice_sandbox_keeps_variable (const char *name);
-
-/* Whether NAME looks like it holds a secret (an API key, a token...).  */
-bool dice_sandbox_secret_name (const char *name);
 
 /* The environment for a candidate working in DIR: the kept part of
    environ, HOME, TMPDIR and TORCH_EXTENSIONS_DIR set to DIR,
@@ -106,7 +103,8 @@ char **dice_sandbox_environ (const char *dir, char *const *extra);
 void dice_sandbox_free_env (char **env);
 
 /* S with every value of a secret-looking variable of this process's
-   environment (noted by dice_sandbox_prepare) replaced by "[redacted]":
+   environment (noted by dice_sandbox_prepare) replaced by "[redacted]"
+   (dice_redact, lib/secrets.h):
    a new string the caller frees, or NULL when S holds none (or memory
    ran out).  */
 char *dice_sandbox_redact (const char *s);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "secrets.h"
 #include "tap.h"
 
 /* Directories the candidates may write, besides their own.  */
@@ -39,10 +40,10 @@ test_environment (void)
   char **env;
   bool key = false, home = false, path = false, pp = false, fd = false;
 
-  ok (dice_sandbox_secret_name ("OPENAI_API_KEY"), "an API key is secret");
-  ok (dice_sandbox_secret_name ("github_token"), "so is a token, in any case");
-  ok (dice_sandbox_secret_name ("AWS_REGION"), "AWS_ names are dropped");
-  ok (!dice_sandbox_secret_name ("CUDA_VISIBLE_DEVICES"), "CUDA_ is not");
+  ok (dice_secret_name ("OPENAI_API_KEY"), "an API key is secret");
+  ok (dice_secret_name ("github_token"), "so is a token, in any case");
+  ok (dice_secret_name ("AWS_REGION"), "AWS_ names are dropped");
+  ok (!dice_secret_name ("CUDA_VISIBLE_DEVICES"), "CUDA_ is not");
   ok (dice_sandbox_keeps_variable ("LC_ALL"), "LC_ALL is kept");
   ok (!dice_sandbox_keeps_variable ("CUDA_API_KEY"), "a secret is never kept");
   ok (!dice_sandbox_keeps_variable ("EDITOR"), "nor an unlisted name");

@@ -34,10 +34,22 @@ test_expect_success 'check keys come in the documented order' '
 test_expect_success 'the job: mode, device, cache, settings' '
 	dice-check -q --trials 3 --seed 7 --tolerance kernelbench --arch 9.0 \
 		--device cpu one.jsonl >out &&
-	jq -c ".check.job" out >actual &&
+	jq -c ".check.job | del(.secret_patterns)" out >actual &&
 	echo "{\"mode\":\"check\",\"id\":\"L1/1_A\",\"device\":\"cpu\",\"cache\":\"$PWD/cache\",\"arch\":\"9.0\",\"trials\":3,\"seed\":7,\"atol\":0.0001,\"rtol\":0.0001,\"tolerance\":\"kernelbench\",\"timeout\":180}" >expect &&
 	test_cmp expect actual &&
 	test -d cache
+'
+
+test_expect_success 'every job carries the secret-name rule of lib/secrets' '
+	record L1/1_A "import json; RESULT = json.dumps({\"compile\": {\"ok\": True, \"job\": job}})" >echo.jsonl &&
+	dice-check -q --device cpu one.jsonl >out &&
+	dice-compile -q --device cpu echo.jsonl >out2 &&
+	for f in out out2
+	do
+		jq -r "(.check // .compile).job.secret_patterns | [(.words | index(\"TOKEN\") != null), (.words | index(\"COOKIE\") != null), (.prefixes | index(\"AWS_\") != null)] | @tsv" $f || return 1
+	done >actual &&
+	printf "true\ttrue\ttrue\ntrue\ttrue\ttrue\n" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success '--atol and --rtol make the tolerance custom' '
