@@ -12,6 +12,8 @@
 #include "pylex.h"
 #include "pymod.h"
 #include "pyscan.h"
+#include "cxxscan.h"
+#include "strset.h"
 
 enum flag
 {
@@ -29,47 +31,22 @@ static const char *const flag_names[F_COUNT] = {
   "torch_compute_in_forward", "try_fallback"
 };
 
-struct strset
-{
-  char **v;
-  size_t n, cap;
-};
-
-/* A host (or device) function defined in the C++/CUDA sources.  */
-struct cfunc
-{
-  char *name;
-  unsigned long line;
-  bool launches;
-  struct strset callees;
-};
-
-/* An export of a PYBIND11 module: m.def("NAME", &FUNC) ("" for a
-   lambda).  */
-struct export
-{
-  char *name, *func;
-};
-
 struct scan
 {
   struct dice_pymod m;
   bool oom;
   bool flagged[F_COUNT];
   char evidence[F_COUNT][200];
-  struct strset kernels, launched, exported, invoked;
-  struct cfunc *funcs;
-  size_t nfuncs;
-  struct export *exports;
-  size_t nexports;
+  struct dice_cxx cxx;           /* the facts of the source strings */
+  struct dice_strset invoked;
   /* The extension module object: module-level (or local) names holding
      it, self attributes holding it, helper functions returning it.  */
-  struct strset ext_names, ext_attrs, ext_getters;
+  struct dice_strset ext_names, ext_attrs, ext_getters;
   /* Names and self attributes bound to one exported function: parallel
      to their FN sets.  */
-  struct strset fn_names, fn_names_to, fn_attrs, fn_attrs_to;
+  struct dice_strset fn_names, fn_names_to, fn_attrs, fn_attrs_to;
   /* Aliases of torch.nn.functional, torch and time.  */
-  struct strset functional, torch_mods, time_mods;
+  struct dice_strset functional, torch_mods, time_mods;
   /* What forward reaches: token ranges, with the class whose self they
      see (a top-level statement index, or NONE).  */
   struct reach
@@ -85,7 +62,7 @@ struct scan
   } *methods;
   size_t nmethods;
   /* self attributes assigned an nn layer (self.fc = nn.Linear(...)).  */
-  struct strset layer_attrs;
+  struct dice_strset layer_attrs;
   char torch_ev[200];
   unsigned long torch_line;
   bool have_load;
@@ -115,73 +92,12 @@ set_flag (struct scan *sc, enum flag f, unsigned long line,
   va_end (ap);
 }
 
-/* String sets.  */
-
-static ssize_t
-set_find (const struct strset *s, const char *p, size_t len)
-{
-  for (size_t i = 0; i < s->n; i++)
-    if (strlen (s->v[i]) == len && memcmp (s->v[i], p, len) == 0)
-      return (ssize_t) i;
-  return -1;
-}
-
-static bool
-set_has (const struct strset *s, const char *p, size_t len)
-{
-  return set_find (s, p, len) >= 0;
-}
-
-/* Append P (LEN bytes) to S; when UNIQUE, only if absent.  */
 static void
-set_add (struct scan *sc, struct strset *s, const char *p, size_t len,
+set_add (struct scan *sc, struct dice_strset *s, const char *p, size_t len,
          bool unique)
 {
-  char *copy;
-
-  if (unique && set_has (s, p, len))
-    return;
-  if (s->n == s->cap)
-    {
-      size_t cap = s->cap ? 2 * s->cap : 8;
-      char **bigger = realloc (s->v, cap * sizeof *bigger);
-
-      if (bigger == NULL)
-        {
-          sc->oom = true;
-          return;
-        }
-      s->v = bigger;
-      s->cap = cap;
-    }
-  copy = malloc (len + 1);
-  if (copy == NULL)
-    {
-      sc->oom = true;
-      return;
-    }
-  memcpy (copy, p, len);
-  copy[len] = '\0';
-  s->v[s->n++] = copy;
-}
-
-static void
-set_free (struct strset *s)
-{
-  for (size_t i = 0; i < s->n; i++)
-    free (s->v[i]);
-  free (s->v);
-  s->v = NULL;
-  s->n = s->cap = 0;
-}
-
-static bool
-in_list (const char *p, size_t len, const char *const *list)
-{
-  for (; *list; list++)
-    if (strlen (*list) == len && memcmp (*list, p, len) == 0)
-      return true;
-  return false;
+  if (dice_strset_add (s, p, len, unique) != 0)
+    sc->oom = true;
 }
 
 static bool
@@ -190,586 +106,6 @@ has_prefix (const char *p, size_t len, const char *prefix)
   size_t n = strlen (prefix);
 
   return len >= n && memcmp (p, prefix, n) == 0;
-}
-
-/* ---- The C++/CUDA scanner ---------------------------------------- */
-
-enum ckind
-{ C_IDENT, C_STR, C_OP, C_NUM };
-
-struct ctok
-{
-  enum ckind kind;
-  const char *p;
-  size_t len;
-  unsigned long line;           /* within the text, from 0 */
-};
-
-struct ctoks
-{
-  struct ctok *v;
-  size_t n, cap;
-};
-
-static bool
-is_ident_start (int c)
-{
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool
-is_ident_char (int c)
-{
-  return is_ident_start (c) || (c >= '0' && c <= '9');
-}
-
-/* Cut TEXT into C tokens, leaving out comments, preprocessor lines and
-   character literals.  Returns -1 when memory ran out.  */
-static int
-c_tokenize (const char *s, size_t len, struct ctoks *out)
-{
-  size_t i = 0;
-  unsigned long line = 0;
-  bool line_start = true;
-
-  out->n = 0;
-  while (i < len)
-    {
-      struct ctok t;
-      char c = s[i];
-
-      if (c == '\n')
-        {
-          line++;
-          i++;
-          line_start = true;
-          continue;
-        }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
-          || c == '\\')
-        {
-          i++;
-          continue;
-        }
-      if (c == '#' && line_start)
-        {
-          /* A preprocessor line, continuations included.  */
-          while (i < len && s[i] != '\n')
-            {
-              if (s[i] == '\\' && i + 1 < len && s[i + 1] == '\n')
-                {
-                  line++;
-                  i++;
-                }
-              i++;
-            }
-          continue;
-        }
-      line_start = false;
-      if (c == '/' && i + 1 < len && s[i + 1] == '/')
-        {
-          while (i < len && s[i] != '\n')
-            i++;
-          continue;
-        }
-      if (c == '/' && i + 1 < len && s[i + 1] == '*')
-        {
-          i += 2;
-          while (i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/'))
-            line += s[i++] == '\n';
-          i += 2;
-          continue;
-        }
-      t.line = line;
-      t.p = s + i;
-      if (c == '"')
-        {
-          /* Up to the closing quote or the end of the line.  */
-          size_t j = i + 1;
-
-          while (j < len && s[j] != '"' && s[j] != '\n')
-            j += s[j] == '\\' && j + 1 < len ? 2 : 1;
-          t.kind = C_STR;
-          t.p = s + i + 1;
-          t.len = (j < len ? j : len) - i - 1;
-          if (t.len > len)
-            t.len = 0;
-          i = j < len && s[j] == '"' ? j + 1 : j;
-        }
-      else if (c == '\'')
-        {
-          /* A character literal, or prose's apostrophe: skip at most a
-             few bytes either way.  */
-          size_t j = i + 1;
-
-          while (j < len && j < i + 5 && s[j] != '\'' && s[j] != '\n')
-            j += s[j] == '\\' ? 2 : 1;
-          i = j < len && s[j] == '\'' ? j + 1 : i + 1;
-          continue;
-        }
-      else if (is_ident_start ((unsigned char) c))
-        {
-          size_t j = i;
-
-          while (j < len && is_ident_char ((unsigned char) s[j]))
-            j++;
-          t.kind = C_IDENT;
-          t.len = j - i;
-          i = j;
-        }
-      else if (c >= '0' && c <= '9')
-        {
-          size_t j = i;
-
-          while (j < len && (is_ident_char ((unsigned char) s[j])
-                             || s[j] == '.'))
-            j++;
-          t.kind = C_NUM;
-          t.len = j - i;
-          i = j;
-        }
-      else
-        {
-          t.kind = C_OP;
-          t.len = 1;
-          if (len - i >= 3 && (memcmp (s + i, "<<<", 3) == 0
-                               || memcmp (s + i, ">>>", 3) == 0))
-            t.len = 3;
-          else if (len - i >= 2 && (memcmp (s + i, "::", 2) == 0
-                                    || memcmp (s + i, "->", 2) == 0))
-            t.len = 2;
-          i += t.len;
-        }
-      if (out->n == out->cap)
-        {
-          size_t cap = out->cap ? 2 * out->cap : 256;
-          struct ctok *bigger = realloc (out->v, cap * sizeof *bigger);
-
-          if (bigger == NULL)
-            return -1;
-          out->v = bigger;
-          out->cap = cap;
-        }
-      out->v[out->n++] = t;
-    }
-  return 0;
-}
-
-static bool
-ct_is (const struct ctoks *c, size_t i, const char *text)
-{
-  return i < c->n && c->v[i].len == strlen (text)
-    && memcmp (c->v[i].p, text, c->v[i].len) == 0;
-}
-
-static bool
-ct_ident (const struct ctoks *c, size_t i)
-{
-  return i < c->n && c->v[i].kind == C_IDENT;
-}
-
-/* The index of the bracket closing the one at OPEN (or C->n).  */
-static size_t
-c_close (const struct ctoks *c, size_t open)
-{
-  char o = c->v[open].p[0], cl = o == '(' ? ')' : o == '{' ? '}' : ']';
-  int depth = 0;
-
-  for (size_t i = open; i < c->n; i++)
-    if (c->v[i].kind == C_OP && c->v[i].len == 1)
-      {
-        if (c->v[i].p[0] == o)
-          depth++;
-        else if (c->v[i].p[0] == cl && --depth == 0)
-          return i;
-      }
-  return c->n;
-}
-
-/* The kernel names of every __global__ declaration in C.  */
-static void
-c_kernels (struct scan *sc, const struct ctoks *c, struct strset *out)
-{
-  for (size_t i = 0; i < c->n; i++)
-    {
-      size_t j;
-
-      if (!ct_is (c, i, "__global__"))
-        continue;
-      for (j = i + 1; j < c->n && j < i + 40; j++)
-        {
-          if (ct_is (c, j, "__launch_bounds__") && ct_is (c, j + 1, "("))
-            {
-              j = c_close (c, j + 1);
-              continue;
-            }
-          if (ct_is (c, j, ";") || ct_is (c, j, "{"))
-            break;
-          if (ct_is (c, j, "(") && ct_ident (c, j - 1))
-            {
-              set_add (sc, out, c->v[j - 1].p, c->v[j - 1].len, true);
-              break;
-            }
-        }
-    }
-}
-
-/* Compute that the prompt hands to the candidate's own kernels: at::,
-   torch:: and aten functions of this kind are a library doing the
-   work.  */
-static const char *const compute_functions[] = {
-  "matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "mv",
-  "dot", "einsum", "tensordot", "linear", "bilinear", "conv1d", "conv2d",
-  "conv3d", "convolution", "conv_transpose1d", "conv_transpose2d",
-  "conv_transpose3d", "cudnn_convolution", "relu", "relu_", "gelu",
-  "silu", "sigmoid", "tanh", "softmax", "log_softmax", "layer_norm",
-  "batch_norm", "group_norm", "instance_norm", "rms_norm", "sum", "mean",
-  "prod", "exp", "log", "sqrt", "rsqrt", "pow", "add", "sub", "mul", "div",
-  "addcmul", "clamp", "max_pool1d", "max_pool2d", "max_pool3d",
-  "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool2d",
-  "adaptive_max_pool2d", "scaled_dot_product_attention", "dropout",
-  "embedding", "lstm", "gru", "norm", "var", "std", "cumsum", "topk",
-  "sort", "argmax", "argmin", "amax", "amin", "max", "min", "hardtanh",
-  "leaky_relu", "elu", "selu", "softplus", "mish", "hardswish",
-  "hardsigmoid", "logsumexp", "cross_entropy", "mse_loss", "nll_loss",
-  "cosine_similarity", "pairwise_distance", "cdist", "triu", "tril",
-  "where", "abs", "neg", "sign", "erf", NULL
-};
-
-/* Tensor methods that compute, called on a tensor in C++.  */
-static const char *const compute_methods[] = {
-  "matmul", "mm", "bmm", "addmm", "baddbmm", "mv", "relu", "relu_",
-  "softmax", "log_softmax", "sigmoid", "tanh", "gelu", "exp", "sum",
-  "mean", "conv2d", NULL
-};
-
-static const char *const half_types[] = {
-  "__half", "__half2", "half", "half2", "__nv_bfloat16", "__nv_bfloat162",
-  "__float2half", "__float2half_rn", "__float2bfloat16", "kHalf",
-  "kFloat16", "kBFloat16", NULL
-};
-
-static struct cfunc *
-find_func (struct scan *sc, const char *p, size_t len)
-{
-  for (size_t i = 0; i < sc->nfuncs; i++)
-    if (strlen (sc->funcs[i].name) == len
-        && memcmp (sc->funcs[i].name, p, len) == 0)
-      return &sc->funcs[i];
-  return NULL;
-}
-
-static struct cfunc *
-add_func (struct scan *sc, const char *p, size_t len, unsigned long line)
-{
-  struct cfunc *f = find_func (sc, p, len), *bigger;
-
-  if (f)
-    return f;
-  bigger = realloc (sc->funcs, (sc->nfuncs + 1) * sizeof *bigger);
-  if (bigger == NULL)
-    {
-      sc->oom = true;
-      return NULL;
-    }
-  sc->funcs = bigger;
-  f = &sc->funcs[sc->nfuncs];
-  memset (f, 0, sizeof *f);
-  f->name = strndup (p, len);
-  f->line = line;
-  if (f->name == NULL)
-    {
-      sc->oom = true;
-      return NULL;
-    }
-  sc->nfuncs++;
-  return f;
-}
-
-static void
-add_export (struct scan *sc, const struct ctok *name, const struct ctok *func)
-{
-  struct export *bigger = realloc (sc->exports, (sc->nexports + 1)
-                                   * sizeof *bigger);
-
-  if (bigger == NULL)
-    {
-      sc->oom = true;
-      return;
-    }
-  sc->exports = bigger;
-  bigger[sc->nexports].name = strndup (name->p, name->len);
-  bigger[sc->nexports].func = func ? strndup (func->p, func->len)
-    : strdup ("");
-  if (!bigger[sc->nexports].name || !bigger[sc->nexports].func)
-    {
-      free (bigger[sc->nexports].name);
-      free (bigger[sc->nexports].func);
-      sc->oom = true;
-      return;
-    }
-  sc->nexports++;
-  set_add (sc, &sc->exported, name->p, name->len, true);
-}
-
-/* The text of tokens [A, B) squeezed together, for evidence.  */
-static void
-c_text (const struct ctoks *c, size_t a, size_t b, char *buf, size_t size)
-{
-  size_t n = 0;
-
-  buf[0] = '\0';
-  for (size_t i = a; i < b && n + 1 < size; i++)
-    {
-      size_t k = c->v[i].len < size - n - 1 ? c->v[i].len : size - n - 1;
-
-      memcpy (buf + n, c->v[i].p, k);
-      n += k;
-      buf[n] = '\0';
-    }
-}
-
-/* Scan one source string (its value, TEXT) whose literal starts on
-   Python line LINE.  */
-static void
-scan_source (struct scan *sc, const char *text, size_t len,
-             unsigned long line, struct ctoks *c)
-{
-  struct cfunc *cur = NULL;
-  size_t body_end = 0;
-  int depth = 0;
-
-  if (c_tokenize (text, len, c) != 0)
-    {
-      sc->oom = true;
-      return;
-    }
-  c_kernels (sc, c, &sc->kernels);
-  for (size_t i = 0; i < c->n; i++)
-    {
-      const struct ctok *t = &c->v[i];
-      unsigned long at = line + t->line;
-
-      if (cur && i >= body_end)
-        cur = NULL;
-      if (t->kind == C_OP && t->len == 1 && t->p[0] == '{')
-        {
-          /* A function body: ')' (then qualifiers) before it, outside
-             any other function.  */
-          size_t k = i;
-
-          depth++;
-          while (cur == NULL && k > 0
-                 && (ct_is (c, k - 1, "const") || ct_is (c, k - 1, "noexcept")
-                     || ct_is (c, k - 1, "override")))
-            k--;
-          if (cur == NULL && k > 0 && ct_is (c, k - 1, ")"))
-            {
-              int d = 0;
-              size_t open = k - 1;
-
-              for (;; open--)
-                {
-                  if (ct_is (c, open, ")"))
-                    d++;
-                  else if (ct_is (c, open, "(") && --d == 0)
-                    break;
-                  if (open == 0)
-                    break;
-                }
-              if (d == 0 && open > 0 && ct_ident (c, open - 1))
-                {
-                  cur = add_func (sc, c->v[open - 1].p, c->v[open - 1].len,
-                                  line + c->v[open - 1].line);
-                  body_end = c_close (c, i);
-                }
-            }
-          continue;
-        }
-      if (t->kind == C_OP && t->len == 1 && t->p[0] == '}')
-        {
-          depth -= depth > 0;
-          continue;
-        }
-      if (ct_is (c, i, "<<<"))
-        {
-          size_t k = i, end, commas = 0, last = i + 1;
-          int d = 0;
-
-          /* name<T, U><<<...>>>: step back over template arguments.  */
-          if (k > 0 && ct_is (c, k - 1, ">"))
-            {
-              int tdepth = 0;
-
-              while (k > 0)
-                {
-                  k--;
-                  if (ct_is (c, k, ">"))
-                    tdepth++;
-                  else if (ct_is (c, k, "<") && --tdepth == 0)
-                    break;
-                }
-            }
-          if (k > 0 && ct_ident (c, k - 1))
-            set_add (sc, &sc->launched, c->v[k - 1].p, c->v[k - 1].len,
-                     true);
-          if (cur)
-            cur->launches = true;
-          for (end = i + 1; end < c->n && !ct_is (c, end, ">>>"); end++)
-            {
-              if (ct_is (c, end, "(") || ct_is (c, end, "["))
-                d++;
-              else if (ct_is (c, end, ")") || ct_is (c, end, "]"))
-                d--;
-              else if (d == 0 && ct_is (c, end, ","))
-                {
-                  commas++;
-                  last = end + 1;
-                }
-            }
-          if (commas >= 3 && end > last
-              && !(end - last == 1 && (ct_is (c, last, "0")
-                                       || ct_is (c, last, "nullptr")
-                                       || ct_is (c, last, "NULL")
-                                       || ct_is (c, last, "stream")))
-              && !ct_is (c, last, "at") && !ct_is (c, last, "c10"))
-            {
-              char buf[64];
-
-              c_text (c, last, end, buf, sizeof buf);
-              /* A variable holding the current stream is fine too.  */
-              if (end - last == 1 && ct_ident (c, last))
-                for (size_t d2 = 0; d2 < last; d2++)
-                  if (c->v[d2].len == c->v[last].len
-                      && memcmp (c->v[d2].p, c->v[last].p, c->v[d2].len) == 0
-                      && (ct_is (c, d2 + 1, "=") || ct_is (c, d2 + 1, "(")
-                          || ct_is (c, d2 + 1, "{")))
-                    c_text (c, d2 + 2, d2 + 10 < last ? d2 + 10 : last, buf,
-                            sizeof buf);
-              if (strstr (buf, "Current") == NULL
-                  && strstr (buf, "current") == NULL
-                  && strstr (buf, "Default") == NULL)
-                set_flag (sc, F_STREAM, at, "a launch on stream %s", buf);
-            }
-          continue;
-        }
-      if (t->kind == C_STR || t->kind == C_NUM)
-        continue;
-      if (t->kind == C_OP)
-        continue;
-      /* An identifier.  */
-      if ((ct_is (c, i, "cudaLaunchKernel") || ct_is (c, i, "cuLaunchKernel")
-           || ct_is (c, i, "cudaLaunchCooperativeKernel")
-           || ct_is (c, i, "cudaLaunchKernelEx"))
-          && ct_is (c, i + 1, "("))
-        {
-          /* The runtime's launch calls: the kernel is the first
-             argument, perhaps behind a cast.  */
-          size_t k = i + 2;
-
-          while (k < c->n && (ct_is (c, k, "(") || ct_is (c, k, ")")
-                              || ct_is (c, k, "void") || ct_is (c, k, "*")
-                              || ct_is (c, k, "const") || ct_is (c, k, "&")
-                              || ct_is (c, k, "reinterpret_cast")
-                              || ct_is (c, k, "<") || ct_is (c, k, ">")))
-            k++;
-          if (ct_ident (c, k) && !ct_is (c, i, "cudaLaunchKernelEx"))
-            set_add (sc, &sc->launched, c->v[k].p, c->v[k].len, true);
-          if (cur)
-            cur->launches = true;
-        }
-      if (cur && ct_is (c, i + 1, "(") && !(i > 0 && ct_is (c, i - 1, ".")))
-        set_add (sc, &cur->callees, t->p, t->len, true);
-      if (has_prefix (t->p, t->len, "cublas")
-          || has_prefix (t->p, t->len, "cudnn")
-          || has_prefix (t->p, t->len, "cutlass")
-          || has_prefix (t->p, t->len, "cusparse")
-          || has_prefix (t->p, t->len, "cublasLt"))
-        {
-          if (ct_is (c, i + 1, "(") || ct_is (c, i + 1, "::"))
-            set_flag (sc, F_LIBRARY, at, "%.*s in the extension",
-                      (int) t->len, t->p);
-        }
-      else if ((ct_is (c, i, "at") || ct_is (c, i, "torch")
-                || ct_is (c, i, "F") || ct_is (c, i, "functional"))
-               && ct_is (c, i + 1, "::") && ct_ident (c, i + 2))
-        {
-          const struct ctok *f = &c->v[i + 2];
-
-          if (ct_is (c, i + 2, "native")
-              || (ct_is (c, i + 3, "(")
-                  && in_list (f->p, f->len, compute_functions)))
-            set_flag (sc, F_LIBRARY, at, "%.*s::%.*s in the extension",
-                      (int) t->len, t->p, (int) f->len, f->p);
-        }
-      else if (i > 0 && (ct_is (c, i - 1, ".") || ct_is (c, i - 1, "->"))
-               && ct_is (c, i + 1, "(")
-               && in_list (t->p, t->len, compute_methods))
-        set_flag (sc, F_LIBRARY, at, "tensor method .%.*s() in the extension",
-                  (int) t->len, t->p);
-      else if ((ct_is (c, i, "std") && ct_is (c, i + 1, "::")
-                && (ct_is (c, i + 2, "thread") || ct_is (c, i + 2, "async")
-                    || ct_is (c, i + 2, "jthread")))
-               || ((ct_is (c, i, "pthread_create") || ct_is (c, i, "fork"))
-                   && ct_is (c, i + 1, "(")))
-        set_flag (sc, F_THREAD, at, "%.*s in the extension", (int) t->len,
-                  t->p);
-      else if (has_prefix (t->p, t->len, "cudaStreamCreate")
-               || ct_is (c, i, "getStreamFromPool"))
-        set_flag (sc, F_STREAM, at, "%.*s in the extension", (int) t->len,
-                  t->p);
-      else if (in_list (t->p, t->len, half_types)
-               && ((t->p[0] == '_' || t->p[0] == 'k')
-                   /* half and half2 are also variable names ("int half =
-                      n / 2"): only as a type, before a declarator or in
-                      a cast or template argument.  */
-                   || ct_is (c, i + 1, "*") || ct_is (c, i + 1, "&")
-                   || ct_ident (c, i + 1)
-                   || (i > 0 && ct_is (c, i - 1, "<")
-                       && (ct_is (c, i + 1, ">") || ct_is (c, i + 1, ",")))
-                   || (i > 0 && ct_is (c, i - 1, "(")
-                       && ct_is (c, i + 1, ")"))))
-        set_flag (sc, F_PRECISION, at, "%.*s in the extension", (int) t->len,
-                  t->p);
-      else if (ct_is (c, i, "def") && i > 0 && ct_is (c, i - 1, ".")
-               && ct_is (c, i + 1, "(") && i + 2 < c->n
-               && c->v[i + 2].kind == C_STR && ct_is (c, i + 3, ","))
-        {
-          /* m.def("name", &function, ...) or a lambda.  */
-          size_t k = i + 4;
-          const struct ctok *fn = NULL;
-
-          while (k < c->n && (ct_is (c, k, "&") || ct_is (c, k, "(")))
-            k++;
-          /* Qualified names: the last part.  */
-          while (ct_ident (c, k) && ct_is (c, k + 1, "::"))
-            k += 2;
-          if (ct_ident (c, k) && !ct_is (c, k, "torch")
-              && !ct_is (c, k, "py"))
-            fn = &c->v[k];
-          add_export (sc, &c->v[i + 2], fn);
-        }
-    }
-}
-
-/* Whether host function F launches a kernel, itself or through what it
-   calls.  */
-static bool
-func_launches (struct scan *sc, struct cfunc *f, int budget)
-{
-  if (f->launches)
-    return true;
-  if (budget <= 0)
-    return false;
-  for (size_t i = 0; i < f->callees.n; i++)
-    {
-      struct cfunc *g = find_func (sc, f->callees.v[i],
-                                   strlen (f->callees.v[i]));
-
-      if (g && g != f && func_launches (sc, g, budget - 1))
-        return true;
-    }
-  return false;
 }
 
 /* ---- The Python side --------------------------------------------- */
@@ -812,9 +148,9 @@ tl (const struct scan *sc, size_t i)
 }
 
 static bool
-tok_in (const struct scan *sc, size_t i, const struct strset *s)
+tok_in (const struct scan *sc, size_t i, const struct dice_strset *s)
 {
-  return is_name (sc, i) && set_has (s, tp (sc, i), tl (sc, i));
+  return is_name (sc, i) && dice_strset_has (s, tp (sc, i), tl (sc, i));
 }
 
 /* Whether token I begins a logical line (a statement).  */
@@ -938,11 +274,40 @@ source_value (const struct scan *sc, size_t i, size_t *len)
   return v;
 }
 
+/* The C++/CUDA uses that are flags wherever they are: the C side's
+   rules.  In the order found, so the first is the evidence.  */
+static void
+flag_extension_uses (struct scan *sc)
+{
+  for (size_t i = 0; i < sc->cxx.nuses; i++)
+    {
+      const struct dice_cxx_use *u = &sc->cxx.uses[i];
+
+      switch (u->kind)
+        {
+        case DICE_CXX_LIBRARY_CALL:
+          set_flag (sc, F_LIBRARY, u->line, "%s in the extension", u->text);
+          break;
+        case DICE_CXX_THREAD_START:
+          set_flag (sc, F_THREAD, u->line, "%s in the extension", u->text);
+          break;
+        case DICE_CXX_STREAM_CREATE:
+          set_flag (sc, F_STREAM, u->line, "%s in the extension", u->text);
+          break;
+        case DICE_CXX_STREAM_LAUNCH:
+          set_flag (sc, F_STREAM, u->line, "a launch on stream %s", u->text);
+          break;
+        case DICE_CXX_HALF_TYPE:
+          set_flag (sc, F_PRECISION, u->line, "%s in the extension",
+                    u->text);
+          break;
+        }
+    }
+}
+
 static void
 scan_sources (struct scan *sc)
 {
-  struct ctoks c = { NULL, 0, 0 };
-
   for (size_t i = 0; i < sc->m.ntoks && !sc->oom; i++)
     {
       char *v;
@@ -958,11 +323,13 @@ scan_sources (struct scan *sc)
           break;
         }
       /* Only text that looks like C: saves time on names and messages.  */
-      if (memchr (v, ';', len) || memchr (v, '{', len) || memchr (v, '(', len))
-        scan_source (sc, v, len, sc->m.toks[i].line, &c);
+      if ((memchr (v, ';', len) || memchr (v, '{', len)
+           || memchr (v, '(', len))
+          && dice_cxx_scan (&sc->cxx, v, len, sc->m.toks[i].line) != 0)
+        sc->oom = true;
       free (v);
     }
-  free (c.v);
+  flag_extension_uses (sc);
 }
 
 /* The class statement at top level named NAME, or NONE.  */
@@ -1231,7 +598,7 @@ add_function_name (struct scan *sc, size_t k)
       sc->oom = true;
       return;
     }
-  set_add (sc, &sc->exported, v, strlen (v), true);
+  set_add (sc, &sc->cxx.exported, v, strlen (v), true);
   free (v);
 }
 
@@ -1291,11 +658,11 @@ find_extension (struct scan *sc)
                  && (tk (sc, after + 2)->kind == DICE_PYTOK_NEWLINE
                      || is_op (sc, after + 2, ";")) && target != 3)
           {
-            struct strset *names = target == 1 ? &sc->fn_names : &sc->fn_attrs;
-            struct strset *to = target == 1 ? &sc->fn_names_to
+            struct dice_strset *names = target == 1 ? &sc->fn_names : &sc->fn_attrs;
+            struct dice_strset *to = target == 1 ? &sc->fn_names_to
               : &sc->fn_attrs_to;
 
-            if (!set_has (names, tp (sc, name), tl (sc, name)))
+            if (!dice_strset_has (names, tp (sc, name), tl (sc, name)))
               {
                 set_add (sc, names, tp (sc, name), tl (sc, name), false);
                 set_add (sc, to, tp (sc, after + 1), tl (sc, after + 1),
@@ -1340,7 +707,7 @@ invokes (struct scan *sc, size_t first, size_t end, bool record)
           free (v);
         }
       else if (dice_pymod_is_variable (&sc->m, i)
-               && (k = set_find (&sc->fn_names, tp (sc, i), tl (sc, i))) >= 0)
+               && (k = dice_strset_find (&sc->fn_names, tp (sc, i), tl (sc, i))) >= 0)
         {
           any = true;
           if (record)
@@ -1349,7 +716,7 @@ invokes (struct scan *sc, size_t first, size_t end, bool record)
         }
       else if (is (sc, i, "self") && is_op (sc, i + 1, ".")
                && is_name (sc, i + 2)
-               && (k = set_find (&sc->fn_attrs, tp (sc, i + 2),
+               && (k = dice_strset_find (&sc->fn_attrs, tp (sc, i + 2),
                                  tl (sc, i + 2))) >= 0)
         {
           any = true;
@@ -1423,7 +790,7 @@ find_layer_attrs (struct scan *sc)
         v += 2;
       if (is (sc, v, "nn") && is_op (sc, v + 1, ".") && is_name (sc, v + 2)
           && is_op (sc, v + 3, "(")
-          && !in_list (tp (sc, v + 2), tl (sc, v + 2), nn_fine))
+          && !dice_str_in_list (tp (sc, v + 2), tl (sc, v + 2), nn_fine))
         set_add (sc, &sc->layer_attrs, tp (sc, i + 2), tl (sc, i + 2), true);
     }
 }
@@ -1586,7 +953,7 @@ scan_reached (struct scan *sc)
                   && !is (sc, i - 2, "torch")
                   && !tok_in (sc, i - 2, &sc->torch_mods)
                   && !tok_in (sc, i - 2, &sc->functional)
-                  && in_list (tp (sc, i), tl (sc, i), py_compute_methods)
+                  && dice_str_in_list (tp (sc, i), tl (sc, i), py_compute_methods)
                   && !(tok_in (sc, i - 2, &sc->ext_names)))
                 torch_evidence (sc, i, ".", tp (sc, i), tl (sc, i), "()");
               continue;
@@ -1611,11 +978,11 @@ scan_reached (struct scan *sc)
                                     tl (sc, f + 4), "");
                 }
               else if (is_op (sc, f + 1, "(")
-                       && !in_list (tp (sc, f), tl (sc, f), torch_fine))
+                       && !dice_str_in_list (tp (sc, f), tl (sc, f), torch_fine))
                 torch_evidence (sc, i, "torch.", tp (sc, f), tl (sc, f), "");
               else if (is (sc, f, "nn") && is_op (sc, f + 1, ".")
                        && is_name (sc, f + 2) && is_op (sc, f + 3, "(")
-                       && !in_list (tp (sc, f + 2), tl (sc, f + 2), nn_fine))
+                       && !dice_str_in_list (tp (sc, f + 2), tl (sc, f + 2), nn_fine))
                 torch_evidence (sc, i, "nn.", tp (sc, f + 2),
                                 tl (sc, f + 2), "");
               continue;
@@ -1739,7 +1106,7 @@ sets_build_variable (const struct scan *sc, size_t i)
   if (key >= sc->m.ntoks || tk (sc, key)->kind != DICE_PYTOK_STRING
       || (v = dice_pystring_value (sc->m.src, tk (sc, key), &len)) == NULL)
     return false;
-  build = in_list (v, strlen (v), build_vars);
+  build = dice_str_in_list (v, strlen (v), build_vars);
   free (v);
   return build;
 }
@@ -1769,7 +1136,7 @@ scan_module (struct scan *sc)
       if (!is_name (sc, i))
         continue;
       if ((!attr || (i >= 2 && is (sc, i - 2, "torch")))
-          && in_list (tp (sc, i), tl (sc, i), thread_mods)
+          && dice_str_in_list (tp (sc, i), tl (sc, i), thread_mods)
           && !is_op (sc, i + 1, "="))
         set_flag (sc, F_THREAD, line, "%.*s", (int) tl (sc, i), tp (sc, i));
       else if (is (sc, i, "os") && is_op (sc, i + 1, ".")
@@ -1778,10 +1145,10 @@ scan_module (struct scan *sc)
                    || is (sc, i + 2, "forkpty")))
         set_flag (sc, F_THREAD, line, "os.%.*s", (int) tl (sc, i + 2),
                   tp (sc, i + 2));
-      else if (!attr && in_list (tp (sc, i), tl (sc, i), exec_names)
+      else if (!attr && dice_str_in_list (tp (sc, i), tl (sc, i), exec_names)
                && is_op (sc, i + 1, "(") && dice_pymod_is_variable (&sc->m, i))
         set_flag (sc, F_DYNEXEC, line, "%.*s()", (int) tl (sc, i), tp (sc, i));
-      else if (!attr && in_list (tp (sc, i), tl (sc, i), exec_mods)
+      else if (!attr && dice_str_in_list (tp (sc, i), tl (sc, i), exec_mods)
                && !is_op (sc, i + 1, "="))
         set_flag (sc, F_DYNEXEC, line, "%.*s", (int) tl (sc, i), tp (sc, i));
       else if ((is (sc, i, "sys") && is_op (sc, i + 1, ".")
@@ -1926,8 +1293,8 @@ kernel_line (const struct scan *sc, const char *name)
             if (*p == '\n')
               line++;
             else if (memcmp (p, name, n) == 0
-                     && (p == sc->m.src || !is_ident_char ((unsigned char) p[-1]))
-                     && (p + n == end || !is_ident_char ((unsigned char) p[n])))
+                     && (p == sc->m.src || !dice_cxx_ident_char ((unsigned char) p[-1]))
+                     && (p + n == end || !dice_cxx_ident_char ((unsigned char) p[n])))
               return line;
           }
       }
@@ -1939,9 +1306,9 @@ scan_extension_flags (struct scan *sc, const char *const *decoys)
 {
   unsigned long line = sc->modelnew != NONE
     ? sc->m.stmts[sc->modelnew].line : 1;
-  const struct strset *check;
+  const struct dice_strset *check;
 
-  if (sc->kernels.n == 0)
+  if (sc->cxx.kernels.n == 0)
     {
       if (sc->files_line)
         set_flag (sc, F_NO_KERNEL, sc->files_line, "no __global__ function "
@@ -1952,11 +1319,11 @@ scan_extension_flags (struct scan *sc, const char *const *decoys)
                   "source string");
     }
   if (decoys)
-    for (size_t i = 0; i < sc->kernels.n; i++)
-      if (in_list (sc->kernels.v[i], strlen (sc->kernels.v[i]), decoys))
-        set_flag (sc, F_DECOY, kernel_line (sc, sc->kernels.v[i]),
+    for (size_t i = 0; i < sc->cxx.kernels.n; i++)
+      if (dice_str_in_list (sc->cxx.kernels.v[i], strlen (sc->cxx.kernels.v[i]), decoys))
+        set_flag (sc, F_DECOY, kernel_line (sc, sc->cxx.kernels.v[i]),
                   "kernel %s is the prompt's example",
-                  sc->kernels.v[i]);
+                  sc->cxx.kernels.v[i]);
   if (sc->invoked.n == 0)
     {
       if (!sc->have_load)
@@ -1970,63 +1337,36 @@ scan_extension_flags (struct scan *sc, const char *const *decoys)
   /* The wrappers forward calls; without those, all the exports.  */
   /* Without any kernel, no_cuda_kernel says it all (and a CPU candidate
      gets that one flag only).  */
-  check = sc->kernels.n == 0 ? &sc->kernels
-    : sc->invoked.n ? &sc->invoked : &sc->exported;
+  check = sc->cxx.kernels.n == 0 ? &sc->cxx.kernels
+    : sc->invoked.n ? &sc->invoked : &sc->cxx.exported;
   for (size_t i = 0; i < check->n; i++)
     {
       const char *name = check->v[i];
-      struct cfunc *f;
+      const struct dice_cxx_func *f;
 
-      for (size_t e = 0; e < sc->nexports; e++)
-        if (strcmp (sc->exports[e].name, name) == 0)
-          name = sc->exports[e].func;
+      name = dice_cxx_exported_func (&sc->cxx, name);
       if (name[0] == '\0')
         continue;               /* a lambda: nothing to follow */
-      f = find_func (sc, name, strlen (name));
-      if (f && !func_launches (sc, f, 16))
+      f = dice_cxx_find_func (&sc->cxx, name);
+      if (f && !dice_cxx_func_launches (&sc->cxx, f, 16))
         set_flag (sc, F_NOT_LAUNCHED, f->line, "%s launches no kernel",
                   f->name);
     }
 }
 
-static json_t *
-set_json (const struct strset *s)
-{
-  json_t *a = json_array ();
-
-  for (size_t i = 0; a && i < s->n; i++)
-    if (json_array_append_new (a, json_string (s->v[i])) != 0)
-      {
-        json_decref (a);
-        return NULL;
-      }
-  return a;
-}
-
 static void
 scan_free (struct scan *sc)
 {
-  struct strset *sets[] = {
-    &sc->kernels, &sc->launched, &sc->exported, &sc->invoked,
+  struct dice_strset *sets[] = {
+    &sc->invoked,
     &sc->ext_names, &sc->ext_attrs, &sc->ext_getters, &sc->fn_names,
     &sc->fn_names_to, &sc->fn_attrs, &sc->fn_attrs_to, &sc->functional,
     &sc->torch_mods, &sc->time_mods, &sc->layer_attrs
   };
 
   for (size_t i = 0; i < DICE_ARRAY_SIZE (sets); i++)
-    set_free (sets[i]);
-  for (size_t i = 0; i < sc->nfuncs; i++)
-    {
-      free (sc->funcs[i].name);
-      set_free (&sc->funcs[i].callees);
-    }
-  free (sc->funcs);
-  for (size_t i = 0; i < sc->nexports; i++)
-    {
-      free (sc->exports[i].name);
-      free (sc->exports[i].func);
-    }
-  free (sc->exports);
+    dice_strset_free (sets[i]);
+  dice_cxx_free (&sc->cxx);
   free (sc->reached);
   free (sc->methods);
   dice_pymod_free (&sc->m);
@@ -2089,10 +1429,10 @@ dice_scan (const char *code, size_t len, const char *const *decoys)
       }
   if (json_object_set_new (out, "flags", flags) != 0
       || json_object_set_new (out, "evidence", ev) != 0
-      || json_object_set_new (out, "kernels", set_json (&sc->kernels)) != 0
-      || json_object_set_new (out, "launched", set_json (&sc->launched)) != 0
-      || json_object_set_new (out, "exported", set_json (&sc->exported)) != 0
-      || json_object_set_new (out, "invoked", set_json (&sc->invoked)) != 0
+      || json_object_set_new (out, "kernels", dice_strset_json (&sc->cxx.kernels)) != 0
+      || json_object_set_new (out, "launched", dice_strset_json (&sc->cxx.launched)) != 0
+      || json_object_set_new (out, "exported", dice_strset_json (&sc->cxx.exported)) != 0
+      || json_object_set_new (out, "invoked", dice_strset_json (&sc->invoked)) != 0
       || json_object_set_new (out, "error", error[0] ? json_string (error)
                               : json_null ()) != 0)
     goto fail;
@@ -2109,26 +1449,17 @@ done:
 char **
 dice_scan_kernel_names (const char *text, size_t len)
 {
-  struct scan sc;
-  struct ctoks c = { NULL, 0, 0 };
+  struct dice_strset kernels = { NULL, 0, 0 };
   char **names;
 
-  memset (&sc, 0, sizeof sc);
-  if (c_tokenize (text, len, &c) != 0)
+  if (dice_cxx_kernel_names (text, len, &kernels) != 0
+      || (names = realloc (kernels.v, (kernels.n + 1) * sizeof *names))
+      == NULL)
     {
-      free (c.v);
+      dice_strset_free (&kernels);
       return NULL;
     }
-  c_kernels (&sc, &c, &sc.kernels);
-  free (c.v);
-  names = sc.oom ? NULL : realloc (sc.kernels.v, (sc.kernels.n + 1)
-                                   * sizeof *names);
-  if (names == NULL)
-    {
-      set_free (&sc.kernels);
-      return NULL;
-    }
-  names[sc.kernels.n] = NULL;
+  names[kernels.n] = NULL;
   return names;
 }
 
