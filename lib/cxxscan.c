@@ -16,14 +16,6 @@ add_name (struct dice_cxx *x, struct dice_strset *s, const char *p,
     x->oom = true;
 }
 
-static bool
-has_prefix (const char *p, size_t len, const char *prefix)
-{
-  size_t n = strlen (prefix);
-
-  return len >= n && memcmp (p, prefix, n) == 0;
-}
-
 static void note_use (struct dice_cxx *x, enum dice_cxx_use_kind kind,
                       unsigned long line, const char *fmt, ...)
   DICE_PRINTF (4, 5);
@@ -514,11 +506,11 @@ note_identifier (struct dice_cxx *x, const struct dice_cxx_toks *c, size_t i,
     }
   if (cur && ct_is (c, i + 1, "(") && !(i > 0 && ct_is (c, i - 1, ".")))
     add_name (x, &cur->callees, t->p, t->len, true);
-  if (has_prefix (t->p, t->len, "cublas")
-      || has_prefix (t->p, t->len, "cudnn")
-      || has_prefix (t->p, t->len, "cutlass")
-      || has_prefix (t->p, t->len, "cusparse")
-      || has_prefix (t->p, t->len, "cublasLt"))
+  if (dice_str_has_prefix (t->p, t->len, "cublas")
+      || dice_str_has_prefix (t->p, t->len, "cudnn")
+      || dice_str_has_prefix (t->p, t->len, "cutlass")
+      || dice_str_has_prefix (t->p, t->len, "cusparse")
+      || dice_str_has_prefix (t->p, t->len, "cublasLt"))
     {
       if (ct_is (c, i + 1, "(") || ct_is (c, i + 1, "::"))
         note_use (x, DICE_CXX_LIBRARY_CALL, at, "%.*s",
@@ -548,7 +540,7 @@ note_identifier (struct dice_cxx *x, const struct dice_cxx_toks *c, size_t i,
                && ct_is (c, i + 1, "(")))
     note_use (x, DICE_CXX_THREAD_START, at, "%.*s", (int) t->len,
               t->p);
-  else if (has_prefix (t->p, t->len, "cudaStreamCreate")
+  else if (dice_str_has_prefix (t->p, t->len, "cudaStreamCreate")
            || ct_is (c, i, "getStreamFromPool"))
     note_use (x, DICE_CXX_STREAM_CREATE, at, "%.*s", (int) t->len,
               t->p);

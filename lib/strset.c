@@ -54,6 +54,14 @@ dice_str_in_list (const char *p, size_t len, const char *const *list)
   return false;
 }
 
+bool
+dice_str_has_prefix (const char *p, size_t len, const char *prefix)
+{
+  size_t n = strlen (prefix);
+
+  return len >= n && memcmp (p, prefix, n) == 0;
+}
+
 json_t *
 dice_strset_json (const struct dice_strset *s)
 {

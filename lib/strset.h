@@ -28,6 +28,9 @@ int dice_strset_add (struct dice_strset *s, const char *p, size_t len,
 /* Whether the LEN bytes at P are one of the NULL-terminated LIST.  */
 bool dice_str_in_list (const char *p, size_t len, const char *const *list);
 
+/* Whether the LEN bytes at P begin with PREFIX.  */
+bool dice_str_has_prefix (const char *p, size_t len, const char *prefix);
+
 /* S as a new JSON array of strings, or NULL when memory ran out.  */
 json_t *dice_strset_json (const struct dice_strset *s);
 
