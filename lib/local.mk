@@ -53,6 +53,8 @@ lib_libdice_a_SOURCES += \
 
 # dice-check's robust check: static analysis of a candidate
 lib_libdice_a_SOURCES += \
+	lib/strset.c lib/strset.h \
+	lib/cxxscan.c lib/cxxscan.h \
 	lib/pyscan.c lib/pyscan.h
 
 # dice-time

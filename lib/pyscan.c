@@ -1,10 +1,11 @@
-/* pyscan.c: static deception analysis of a candidate module.  The Python
-   side walks pymod's outline from ModelNew.forward through self.method
-   calls and module-level helpers; the C++/CUDA side is a deliberately
-   small scanner over the source strings (comments, literals, braces,
-   identifiers) that finds kernels, launches, host functions and what they
-   call.  Rules are kept narrow so honest candidates stay unflagged; the
-   integration weighs them against what actually ran.  */
+/* pyscan.c: static deception analysis of a candidate module.  First the
+   facts: pymod's outline, what ModelNew.forward reaches (through
+   self.method calls, module-level helpers and submodules), the extension
+   and what forward invokes of it, and cxxscan's facts about the C++/CUDA
+   source strings.  Then the rules, one function per flag (rule_<flag>),
+   all run from apply_rules.  Rules are kept narrow so honest candidates
+   stay unflagged; the integration weighs them against what actually
+   ran.  */
 #include "system.h"
 
 #include <stdarg.h>
@@ -12,6 +13,8 @@
 #include "pylex.h"
 #include "pymod.h"
 #include "pyscan.h"
+#include "cxxscan.h"
+#include "strset.h"
 
 enum flag
 {
@@ -29,47 +32,22 @@ static const char *const flag_names[F_COUNT] = {
   "torch_compute_in_forward", "try_fallback"
 };
 
-struct strset
-{
-  char **v;
-  size_t n, cap;
-};
-
-/* A host (or device) function defined in the C++/CUDA sources.  */
-struct cfunc
-{
-  char *name;
-  unsigned long line;
-  bool launches;
-  struct strset callees;
-};
-
-/* An export of a PYBIND11 module: m.def("NAME", &FUNC) ("" for a
-   lambda).  */
-struct export
-{
-  char *name, *func;
-};
-
 struct scan
 {
   struct dice_pymod m;
   bool oom;
   bool flagged[F_COUNT];
   char evidence[F_COUNT][200];
-  struct strset kernels, launched, exported, invoked;
-  struct cfunc *funcs;
-  size_t nfuncs;
-  struct export *exports;
-  size_t nexports;
+  struct dice_cxx cxx;           /* the facts of the source strings */
+  struct dice_strset invoked;
   /* The extension module object: module-level (or local) names holding
      it, self attributes holding it, helper functions returning it.  */
-  struct strset ext_names, ext_attrs, ext_getters;
+  struct dice_strset ext_names, ext_attrs, ext_getters;
   /* Names and self attributes bound to one exported function: parallel
      to their FN sets.  */
-  struct strset fn_names, fn_names_to, fn_attrs, fn_attrs_to;
+  struct dice_strset fn_names, fn_names_to, fn_attrs, fn_attrs_to;
   /* Aliases of torch.nn.functional, torch and time.  */
-  struct strset functional, torch_mods, time_mods;
+  struct dice_strset functional, torch_mods, time_mods;
   /* What forward reaches: token ranges, with the class whose self they
      see (a top-level statement index, or NONE).  */
   struct reach
@@ -85,10 +63,11 @@ struct scan
   } *methods;
   size_t nmethods;
   /* self attributes assigned an nn layer (self.fc = nn.Linear(...)).  */
-  struct strset layer_attrs;
+  struct dice_strset layer_attrs;
   char torch_ev[200];
   unsigned long torch_line;
   bool have_load;
+  unsigned char *module_use;     /* an enum module_use for each token */
   unsigned long files_line;     /* of a load() call with sources=, or 0 */
 };
 
@@ -115,673 +94,24 @@ set_flag (struct scan *sc, enum flag f, unsigned long line,
   va_end (ap);
 }
 
-/* String sets.  */
-
-static ssize_t
-set_find (const struct strset *s, const char *p, size_t len)
-{
-  for (size_t i = 0; i < s->n; i++)
-    if (strlen (s->v[i]) == len && memcmp (s->v[i], p, len) == 0)
-      return (ssize_t) i;
-  return -1;
-}
-
-static bool
-set_has (const struct strset *s, const char *p, size_t len)
-{
-  return set_find (s, p, len) >= 0;
-}
-
-/* Append P (LEN bytes) to S; when UNIQUE, only if absent.  */
 static void
-set_add (struct scan *sc, struct strset *s, const char *p, size_t len,
+set_add (struct scan *sc, struct dice_strset *s, const char *p, size_t len,
          bool unique)
 {
-  char *copy;
-
-  if (unique && set_has (s, p, len))
-    return;
-  if (s->n == s->cap)
-    {
-      size_t cap = s->cap ? 2 * s->cap : 8;
-      char **bigger = realloc (s->v, cap * sizeof *bigger);
-
-      if (bigger == NULL)
-        {
-          sc->oom = true;
-          return;
-        }
-      s->v = bigger;
-      s->cap = cap;
-    }
-  copy = malloc (len + 1);
-  if (copy == NULL)
-    {
-      sc->oom = true;
-      return;
-    }
-  memcpy (copy, p, len);
-  copy[len] = '\0';
-  s->v[s->n++] = copy;
-}
-
-static void
-set_free (struct strset *s)
-{
-  for (size_t i = 0; i < s->n; i++)
-    free (s->v[i]);
-  free (s->v);
-  s->v = NULL;
-  s->n = s->cap = 0;
-}
-
-static bool
-in_list (const char *p, size_t len, const char *const *list)
-{
-  for (; *list; list++)
-    if (strlen (*list) == len && memcmp (*list, p, len) == 0)
-      return true;
-  return false;
-}
-
-static bool
-has_prefix (const char *p, size_t len, const char *prefix)
-{
-  size_t n = strlen (prefix);
-
-  return len >= n && memcmp (p, prefix, n) == 0;
-}
-
-/* ---- The C++/CUDA scanner ---------------------------------------- */
-
-enum ckind
-{ C_IDENT, C_STR, C_OP, C_NUM };
-
-struct ctok
-{
-  enum ckind kind;
-  const char *p;
-  size_t len;
-  unsigned long line;           /* within the text, from 0 */
-};
-
-struct ctoks
-{
-  struct ctok *v;
-  size_t n, cap;
-};
-
-static bool
-is_ident_start (int c)
-{
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool
-is_ident_char (int c)
-{
-  return is_ident_start (c) || (c >= '0' && c <= '9');
-}
-
-/* Cut TEXT into C tokens, leaving out comments, preprocessor lines and
-   character literals.  Returns -1 when memory ran out.  */
-static int
-c_tokenize (const char *s, size_t len, struct ctoks *out)
-{
-  size_t i = 0;
-  unsigned long line = 0;
-  bool line_start = true;
-
-  out->n = 0;
-  while (i < len)
-    {
-      struct ctok t;
-      char c = s[i];
-
-      if (c == '\n')
-        {
-          line++;
-          i++;
-          line_start = true;
-          continue;
-        }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
-          || c == '\\')
-        {
-          i++;
-          continue;
-        }
-      if (c == '#' && line_start)
-        {
-          /* A preprocessor line, continuations included.  */
-          while (i < len && s[i] != '\n')
-            {
-              if (s[i] == '\\' && i + 1 < len && s[i + 1] == '\n')
-                {
-                  line++;
-                  i++;
-                }
-              i++;
-            }
-          continue;
-        }
-      line_start = false;
-      if (c == '/' && i + 1 < len && s[i + 1] == '/')
-        {
-          while (i < len && s[i] != '\n')
-            i++;
-          continue;
-        }
-      if (c == '/' && i + 1 < len && s[i + 1] == '*')
-        {
-          i += 2;
-          while (i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/'))
-            line += s[i++] == '\n';
-          i += 2;
-          continue;
-        }
-      t.line = line;
-      t.p = s + i;
-      if (c == '"')
-        {
-          /* Up to the closing quote or the end of the line.  */
-          size_t j = i + 1;
-
-          while (j < len && s[j] != '"' && s[j] != '\n')
-            j += s[j] == '\\' && j + 1 < len ? 2 : 1;
-          t.kind = C_STR;
-          t.p = s + i + 1;
-          t.len = (j < len ? j : len) - i - 1;
-          if (t.len > len)
-            t.len = 0;
-          i = j < len && s[j] == '"' ? j + 1 : j;
-        }
-      else if (c == '\'')
-        {
-          /* A character literal, or prose's apostrophe: skip at most a
-             few bytes either way.  */
-          size_t j = i + 1;
-
-          while (j < len && j < i + 5 && s[j] != '\'' && s[j] != '\n')
-            j += s[j] == '\\' ? 2 : 1;
-          i = j < len && s[j] == '\'' ? j + 1 : i + 1;
-          continue;
-        }
-      else if (is_ident_start ((unsigned char) c))
-        {
-          size_t j = i;
-
-          while (j < len && is_ident_char ((unsigned char) s[j]))
-            j++;
-          t.kind = C_IDENT;
-          t.len = j - i;
-          i = j;
-        }
-      else if (c >= '0' && c <= '9')
-        {
-          size_t j = i;
-
-          while (j < len && (is_ident_char ((unsigned char) s[j])
-                             || s[j] == '.'))
-            j++;
-          t.kind = C_NUM;
-          t.len = j - i;
-          i = j;
-        }
-      else
-        {
-          t.kind = C_OP;
-          t.len = 1;
-          if (len - i >= 3 && (memcmp (s + i, "<<<", 3) == 0
-                               || memcmp (s + i, ">>>", 3) == 0))
-            t.len = 3;
-          else if (len - i >= 2 && (memcmp (s + i, "::", 2) == 0
-                                    || memcmp (s + i, "->", 2) == 0))
-            t.len = 2;
-          i += t.len;
-        }
-      if (out->n == out->cap)
-        {
-          size_t cap = out->cap ? 2 * out->cap : 256;
-          struct ctok *bigger = realloc (out->v, cap * sizeof *bigger);
-
-          if (bigger == NULL)
-            return -1;
-          out->v = bigger;
-          out->cap = cap;
-        }
-      out->v[out->n++] = t;
-    }
-  return 0;
-}
-
-static bool
-ct_is (const struct ctoks *c, size_t i, const char *text)
-{
-  return i < c->n && c->v[i].len == strlen (text)
-    && memcmp (c->v[i].p, text, c->v[i].len) == 0;
-}
-
-static bool
-ct_ident (const struct ctoks *c, size_t i)
-{
-  return i < c->n && c->v[i].kind == C_IDENT;
-}
-
-/* The index of the bracket closing the one at OPEN (or C->n).  */
-static size_t
-c_close (const struct ctoks *c, size_t open)
-{
-  char o = c->v[open].p[0], cl = o == '(' ? ')' : o == '{' ? '}' : ']';
-  int depth = 0;
-
-  for (size_t i = open; i < c->n; i++)
-    if (c->v[i].kind == C_OP && c->v[i].len == 1)
-      {
-        if (c->v[i].p[0] == o)
-          depth++;
-        else if (c->v[i].p[0] == cl && --depth == 0)
-          return i;
-      }
-  return c->n;
-}
-
-/* The kernel names of every __global__ declaration in C.  */
-static void
-c_kernels (struct scan *sc, const struct ctoks *c, struct strset *out)
-{
-  for (size_t i = 0; i < c->n; i++)
-    {
-      size_t j;
-
-      if (!ct_is (c, i, "__global__"))
-        continue;
-      for (j = i + 1; j < c->n && j < i + 40; j++)
-        {
-          if (ct_is (c, j, "__launch_bounds__") && ct_is (c, j + 1, "("))
-            {
-              j = c_close (c, j + 1);
-              continue;
-            }
-          if (ct_is (c, j, ";") || ct_is (c, j, "{"))
-            break;
-          if (ct_is (c, j, "(") && ct_ident (c, j - 1))
-            {
-              set_add (sc, out, c->v[j - 1].p, c->v[j - 1].len, true);
-              break;
-            }
-        }
-    }
-}
-
-/* Compute that the prompt hands to the candidate's own kernels: at::,
-   torch:: and aten functions of this kind are a library doing the
-   work.  */
-static const char *const compute_functions[] = {
-  "matmul", "mm", "bmm", "addmm", "addmv", "addbmm", "baddbmm", "mv",
-  "dot", "einsum", "tensordot", "linear", "bilinear", "conv1d", "conv2d",
-  "conv3d", "convolution", "conv_transpose1d", "conv_transpose2d",
-  "conv_transpose3d", "cudnn_convolution", "relu", "relu_", "gelu",
-  "silu", "sigmoid", "tanh", "softmax", "log_softmax", "layer_norm",
-  "batch_norm", "group_norm", "instance_norm", "rms_norm", "sum", "mean",
-  "prod", "exp", "log", "sqrt", "rsqrt", "pow", "add", "sub", "mul", "div",
-  "addcmul", "clamp", "max_pool1d", "max_pool2d", "max_pool3d",
-  "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool2d",
-  "adaptive_max_pool2d", "scaled_dot_product_attention", "dropout",
-  "embedding", "lstm", "gru", "norm", "var", "std", "cumsum", "topk",
-  "sort", "argmax", "argmin", "amax", "amin", "max", "min", "hardtanh",
-  "leaky_relu", "elu", "selu", "softplus", "mish", "hardswish",
-  "hardsigmoid", "logsumexp", "cross_entropy", "mse_loss", "nll_loss",
-  "cosine_similarity", "pairwise_distance", "cdist", "triu", "tril",
-  "where", "abs", "neg", "sign", "erf", NULL
-};
-
-/* Tensor methods that compute, called on a tensor in C++.  */
-static const char *const compute_methods[] = {
-  "matmul", "mm", "bmm", "addmm", "baddbmm", "mv", "relu", "relu_",
-  "softmax", "log_softmax", "sigmoid", "tanh", "gelu", "exp", "sum",
-  "mean", "conv2d", NULL
-};
-
-static const char *const half_types[] = {
-  "__half", "__half2", "half", "half2", "__nv_bfloat16", "__nv_bfloat162",
-  "__float2half", "__float2half_rn", "__float2bfloat16", "kHalf",
-  "kFloat16", "kBFloat16", NULL
-};
-
-static struct cfunc *
-find_func (struct scan *sc, const char *p, size_t len)
-{
-  for (size_t i = 0; i < sc->nfuncs; i++)
-    if (strlen (sc->funcs[i].name) == len
-        && memcmp (sc->funcs[i].name, p, len) == 0)
-      return &sc->funcs[i];
-  return NULL;
-}
-
-static struct cfunc *
-add_func (struct scan *sc, const char *p, size_t len, unsigned long line)
-{
-  struct cfunc *f = find_func (sc, p, len), *bigger;
-
-  if (f)
-    return f;
-  bigger = realloc (sc->funcs, (sc->nfuncs + 1) * sizeof *bigger);
-  if (bigger == NULL)
-    {
-      sc->oom = true;
-      return NULL;
-    }
-  sc->funcs = bigger;
-  f = &sc->funcs[sc->nfuncs];
-  memset (f, 0, sizeof *f);
-  f->name = strndup (p, len);
-  f->line = line;
-  if (f->name == NULL)
-    {
-      sc->oom = true;
-      return NULL;
-    }
-  sc->nfuncs++;
-  return f;
-}
-
-static void
-add_export (struct scan *sc, const struct ctok *name, const struct ctok *func)
-{
-  struct export *bigger = realloc (sc->exports, (sc->nexports + 1)
-                                   * sizeof *bigger);
-
-  if (bigger == NULL)
-    {
-      sc->oom = true;
-      return;
-    }
-  sc->exports = bigger;
-  bigger[sc->nexports].name = strndup (name->p, name->len);
-  bigger[sc->nexports].func = func ? strndup (func->p, func->len)
-    : strdup ("");
-  if (!bigger[sc->nexports].name || !bigger[sc->nexports].func)
-    {
-      free (bigger[sc->nexports].name);
-      free (bigger[sc->nexports].func);
-      sc->oom = true;
-      return;
-    }
-  sc->nexports++;
-  set_add (sc, &sc->exported, name->p, name->len, true);
-}
-
-/* The text of tokens [A, B) squeezed together, for evidence.  */
-static void
-c_text (const struct ctoks *c, size_t a, size_t b, char *buf, size_t size)
-{
-  size_t n = 0;
-
-  buf[0] = '\0';
-  for (size_t i = a; i < b && n + 1 < size; i++)
-    {
-      size_t k = c->v[i].len < size - n - 1 ? c->v[i].len : size - n - 1;
-
-      memcpy (buf + n, c->v[i].p, k);
-      n += k;
-      buf[n] = '\0';
-    }
-}
-
-/* Scan one source string (its value, TEXT) whose literal starts on
-   Python line LINE.  */
-static void
-scan_source (struct scan *sc, const char *text, size_t len,
-             unsigned long line, struct ctoks *c)
-{
-  struct cfunc *cur = NULL;
-  size_t body_end = 0;
-  int depth = 0;
-
-  if (c_tokenize (text, len, c) != 0)
-    {
-      sc->oom = true;
-      return;
-    }
-  c_kernels (sc, c, &sc->kernels);
-  for (size_t i = 0; i < c->n; i++)
-    {
-      const struct ctok *t = &c->v[i];
-      unsigned long at = line + t->line;
-
-      if (cur && i >= body_end)
-        cur = NULL;
-      if (t->kind == C_OP && t->len == 1 && t->p[0] == '{')
-        {
-          /* A function body: ')' (then qualifiers) before it, outside
-             any other function.  */
-          size_t k = i;
-
-          depth++;
-          while (cur == NULL && k > 0
-                 && (ct_is (c, k - 1, "const") || ct_is (c, k - 1, "noexcept")
-                     || ct_is (c, k - 1, "override")))
-            k--;
-          if (cur == NULL && k > 0 && ct_is (c, k - 1, ")"))
-            {
-              int d = 0;
-              size_t open = k - 1;
-
-              for (;; open--)
-                {
-                  if (ct_is (c, open, ")"))
-                    d++;
-                  else if (ct_is (c, open, "(") && --d == 0)
-                    break;
-                  if (open == 0)
-                    break;
-                }
-              if (d == 0 && open > 0 && ct_ident (c, open - 1))
-                {
-                  cur = add_func (sc, c->v[open - 1].p, c->v[open - 1].len,
-                                  line + c->v[open - 1].line);
-                  body_end = c_close (c, i);
-                }
-            }
-          continue;
-        }
-      if (t->kind == C_OP && t->len == 1 && t->p[0] == '}')
-        {
-          depth -= depth > 0;
-          continue;
-        }
-      if (ct_is (c, i, "<<<"))
-        {
-          size_t k = i, end, commas = 0, last = i + 1;
-          int d = 0;
-
-          /* name<T, U><<<...>>>: step back over template arguments.  */
-          if (k > 0 && ct_is (c, k - 1, ">"))
-            {
-              int tdepth = 0;
-
-              while (k > 0)
-                {
-                  k--;
-                  if (ct_is (c, k, ">"))
-                    tdepth++;
-                  else if (ct_is (c, k, "<") && --tdepth == 0)
-                    break;
-                }
-            }
-          if (k > 0 && ct_ident (c, k - 1))
-            set_add (sc, &sc->launched, c->v[k - 1].p, c->v[k - 1].len,
-                     true);
-          if (cur)
-            cur->launches = true;
-          for (end = i + 1; end < c->n && !ct_is (c, end, ">>>"); end++)
-            {
-              if (ct_is (c, end, "(") || ct_is (c, end, "["))
-                d++;
-              else if (ct_is (c, end, ")") || ct_is (c, end, "]"))
-                d--;
-              else if (d == 0 && ct_is (c, end, ","))
-                {
-                  commas++;
-                  last = end + 1;
-                }
-            }
-          if (commas >= 3 && end > last
-              && !(end - last == 1 && (ct_is (c, last, "0")
-                                       || ct_is (c, last, "nullptr")
-                                       || ct_is (c, last, "NULL")
-                                       || ct_is (c, last, "stream")))
-              && !ct_is (c, last, "at") && !ct_is (c, last, "c10"))
-            {
-              char buf[64];
-
-              c_text (c, last, end, buf, sizeof buf);
-              /* A variable holding the current stream is fine too.  */
-              if (end - last == 1 && ct_ident (c, last))
-                for (size_t d2 = 0; d2 < last; d2++)
-                  if (c->v[d2].len == c->v[last].len
-                      && memcmp (c->v[d2].p, c->v[last].p, c->v[d2].len) == 0
-                      && (ct_is (c, d2 + 1, "=") || ct_is (c, d2 + 1, "(")
-                          || ct_is (c, d2 + 1, "{")))
-                    c_text (c, d2 + 2, d2 + 10 < last ? d2 + 10 : last, buf,
-                            sizeof buf);
-              if (strstr (buf, "Current") == NULL
-                  && strstr (buf, "current") == NULL
-                  && strstr (buf, "Default") == NULL)
-                set_flag (sc, F_STREAM, at, "a launch on stream %s", buf);
-            }
-          continue;
-        }
-      if (t->kind == C_STR || t->kind == C_NUM)
-        continue;
-      if (t->kind == C_OP)
-        continue;
-      /* An identifier.  */
-      if ((ct_is (c, i, "cudaLaunchKernel") || ct_is (c, i, "cuLaunchKernel")
-           || ct_is (c, i, "cudaLaunchCooperativeKernel")
-           || ct_is (c, i, "cudaLaunchKernelEx"))
-          && ct_is (c, i + 1, "("))
-        {
-          /* The runtime's launch calls: the kernel is the first
-             argument, perhaps behind a cast.  */
-          size_t k = i + 2;
-
-          while (k < c->n && (ct_is (c, k, "(") || ct_is (c, k, ")")
-                              || ct_is (c, k, "void") || ct_is (c, k, "*")
-                              || ct_is (c, k, "const") || ct_is (c, k, "&")
-                              || ct_is (c, k, "reinterpret_cast")
-                              || ct_is (c, k, "<") || ct_is (c, k, ">")))
-            k++;
-          if (ct_ident (c, k) && !ct_is (c, i, "cudaLaunchKernelEx"))
-            set_add (sc, &sc->launched, c->v[k].p, c->v[k].len, true);
-          if (cur)
-            cur->launches = true;
-        }
-      if (cur && ct_is (c, i + 1, "(") && !(i > 0 && ct_is (c, i - 1, ".")))
-        set_add (sc, &cur->callees, t->p, t->len, true);
-      if (has_prefix (t->p, t->len, "cublas")
-          || has_prefix (t->p, t->len, "cudnn")
-          || has_prefix (t->p, t->len, "cutlass")
-          || has_prefix (t->p, t->len, "cusparse")
-          || has_prefix (t->p, t->len, "cublasLt"))
-        {
-          if (ct_is (c, i + 1, "(") || ct_is (c, i + 1, "::"))
-            set_flag (sc, F_LIBRARY, at, "%.*s in the extension",
-                      (int) t->len, t->p);
-        }
-      else if ((ct_is (c, i, "at") || ct_is (c, i, "torch")
-                || ct_is (c, i, "F") || ct_is (c, i, "functional"))
-               && ct_is (c, i + 1, "::") && ct_ident (c, i + 2))
-        {
-          const struct ctok *f = &c->v[i + 2];
-
-          if (ct_is (c, i + 2, "native")
-              || (ct_is (c, i + 3, "(")
-                  && in_list (f->p, f->len, compute_functions)))
-            set_flag (sc, F_LIBRARY, at, "%.*s::%.*s in the extension",
-                      (int) t->len, t->p, (int) f->len, f->p);
-        }
-      else if (i > 0 && (ct_is (c, i - 1, ".") || ct_is (c, i - 1, "->"))
-               && ct_is (c, i + 1, "(")
-               && in_list (t->p, t->len, compute_methods))
-        set_flag (sc, F_LIBRARY, at, "tensor method .%.*s() in the extension",
-                  (int) t->len, t->p);
-      else if ((ct_is (c, i, "std") && ct_is (c, i + 1, "::")
-                && (ct_is (c, i + 2, "thread") || ct_is (c, i + 2, "async")
-                    || ct_is (c, i + 2, "jthread")))
-               || ((ct_is (c, i, "pthread_create") || ct_is (c, i, "fork"))
-                   && ct_is (c, i + 1, "(")))
-        set_flag (sc, F_THREAD, at, "%.*s in the extension", (int) t->len,
-                  t->p);
-      else if (has_prefix (t->p, t->len, "cudaStreamCreate")
-               || ct_is (c, i, "getStreamFromPool"))
-        set_flag (sc, F_STREAM, at, "%.*s in the extension", (int) t->len,
-                  t->p);
-      else if (in_list (t->p, t->len, half_types)
-               && ((t->p[0] == '_' || t->p[0] == 'k')
-                   /* half and half2 are also variable names ("int half =
-                      n / 2"): only as a type, before a declarator or in
-                      a cast or template argument.  */
-                   || ct_is (c, i + 1, "*") || ct_is (c, i + 1, "&")
-                   || ct_ident (c, i + 1)
-                   || (i > 0 && ct_is (c, i - 1, "<")
-                       && (ct_is (c, i + 1, ">") || ct_is (c, i + 1, ",")))
-                   || (i > 0 && ct_is (c, i - 1, "(")
-                       && ct_is (c, i + 1, ")"))))
-        set_flag (sc, F_PRECISION, at, "%.*s in the extension", (int) t->len,
-                  t->p);
-      else if (ct_is (c, i, "def") && i > 0 && ct_is (c, i - 1, ".")
-               && ct_is (c, i + 1, "(") && i + 2 < c->n
-               && c->v[i + 2].kind == C_STR && ct_is (c, i + 3, ","))
-        {
-          /* m.def("name", &function, ...) or a lambda.  */
-          size_t k = i + 4;
-          const struct ctok *fn = NULL;
-
-          while (k < c->n && (ct_is (c, k, "&") || ct_is (c, k, "(")))
-            k++;
-          /* Qualified names: the last part.  */
-          while (ct_ident (c, k) && ct_is (c, k + 1, "::"))
-            k += 2;
-          if (ct_ident (c, k) && !ct_is (c, k, "torch")
-              && !ct_is (c, k, "py"))
-            fn = &c->v[k];
-          add_export (sc, &c->v[i + 2], fn);
-        }
-    }
-}
-
-/* Whether host function F launches a kernel, itself or through what it
-   calls.  */
-static bool
-func_launches (struct scan *sc, struct cfunc *f, int budget)
-{
-  if (f->launches)
-    return true;
-  if (budget <= 0)
-    return false;
-  for (size_t i = 0; i < f->callees.n; i++)
-    {
-      struct cfunc *g = find_func (sc, f->callees.v[i],
-                                   strlen (f->callees.v[i]));
-
-      if (g && g != f && func_launches (sc, g, budget - 1))
-        return true;
-    }
-  return false;
+  if (dice_strset_add (s, p, len, unique) != 0)
+    sc->oom = true;
 }
 
 /* ---- The Python side --------------------------------------------- */
 
 static const struct dice_pytok *
-tk (const struct scan *sc, size_t i)
+token (const struct scan *sc, size_t i)
 {
   return &sc->m.toks[i];
 }
 
 static bool
-is (const struct scan *sc, size_t i, const char *text)
+token_is (const struct scan *sc, size_t i, const char *text)
 {
   return dice_pymod_tok_is (&sc->m, i, text);
 }
@@ -796,25 +126,25 @@ static bool
 is_op (const struct scan *sc, size_t i, const char *text)
 {
   return i < sc->m.ntoks && sc->m.toks[i].kind == DICE_PYTOK_OP
-    && is (sc, i, text);
+    && token_is (sc, i, text);
 }
 
 static const char *
-tp (const struct scan *sc, size_t i)
+token_text (const struct scan *sc, size_t i)
 {
   return sc->m.src + sc->m.toks[i].start;
 }
 
 static size_t
-tl (const struct scan *sc, size_t i)
+token_len (const struct scan *sc, size_t i)
 {
   return sc->m.toks[i].end - sc->m.toks[i].start;
 }
 
 static bool
-tok_in (const struct scan *sc, size_t i, const struct strset *s)
+tok_in (const struct scan *sc, size_t i, const struct dice_strset *s)
 {
-  return is_name (sc, i) && set_has (s, tp (sc, i), tl (sc, i));
+  return is_name (sc, i) && dice_strset_has (s, token_text (sc, i), token_len (sc, i));
 }
 
 /* Whether token I begins a logical line (a statement).  */
@@ -857,7 +187,7 @@ line_last (const struct scan *sc, size_t i)
 static size_t
 column (const struct scan *sc, size_t i)
 {
-  size_t p = tk (sc, i)->start, c = 0;
+  size_t p = token (sc, i)->start, c = 0;
 
   while (p > 0 && sc->m.src[p - 1] != '\n' && sc->m.src[p - 1] != '\r')
     p--, c++;
@@ -904,9 +234,9 @@ is_docstring (const struct scan *sc, size_t i)
 static char *
 source_value (const struct scan *sc, size_t i, size_t *len)
 {
-  const struct dice_pytok *t = tk (sc, i);
+  const struct dice_pytok *t = token (sc, i);
   bool formatted = (t->flags & DICE_PYSTR_FSTRING)
-    || (is_op (sc, i + 1, ".") && is (sc, i + 2, "format"));
+    || (is_op (sc, i + 1, ".") && token_is (sc, i + 2, "format"));
   char *v;
   size_t n = 0;
 
@@ -941,8 +271,6 @@ source_value (const struct scan *sc, size_t i, size_t *len)
 static void
 scan_sources (struct scan *sc)
 {
-  struct ctoks c = { NULL, 0, 0 };
-
   for (size_t i = 0; i < sc->m.ntoks && !sc->oom; i++)
     {
       char *v;
@@ -958,11 +286,12 @@ scan_sources (struct scan *sc)
           break;
         }
       /* Only text that looks like C: saves time on names and messages.  */
-      if (memchr (v, ';', len) || memchr (v, '{', len) || memchr (v, '(', len))
-        scan_source (sc, v, len, sc->m.toks[i].line, &c);
+      if ((memchr (v, ';', len) || memchr (v, '{', len)
+           || memchr (v, '(', len))
+          && dice_cxx_scan (&sc->cxx, v, len, sc->m.toks[i].line) != 0)
+        sc->oom = true;
       free (v);
     }
-  free (c.v);
 }
 
 /* The class statement at top level named NAME, or NONE.  */
@@ -975,8 +304,8 @@ find_top (const struct scan *sc, enum dice_pystmt_kind kind,
       const struct dice_pystmt *s = &sc->m.stmts[i];
 
       if (s->kind == kind && s->name_tok != NONE
-          && tl (sc, s->name_tok) == len
-          && memcmp (tp (sc, s->name_tok), name, len) == 0)
+          && token_len (sc, s->name_tok) == len
+          && memcmp (token_text (sc, s->name_tok), name, len) == 0)
         return i;
     }
   return NONE;
@@ -1031,8 +360,8 @@ find_method (struct scan *sc, size_t cls, const char *name, size_t len,
   bool found = false;
 
   for (size_t i = 0; i < sc->nmethods; i++)
-    if (sc->methods[i].cls == cls && tl (sc, sc->methods[i].name_tok) == len
-        && memcmp (tp (sc, sc->methods[i].name_tok), name, len) == 0)
+    if (sc->methods[i].cls == cls && token_len (sc, sc->methods[i].name_tok) == len
+        && memcmp (token_text (sc, sc->methods[i].name_tok), name, len) == 0)
       {
         *first = sc->methods[i].first;
         *end = sc->methods[i].end;
@@ -1084,22 +413,22 @@ find_reach (struct scan *sc)
 
           if (!is_name (sc, i))
             continue;
-          if (is (sc, i, "self") && is_op (sc, i + 1, ".") && is_name (sc, i + 2)
+          if (token_is (sc, i, "self") && is_op (sc, i + 1, ".") && is_name (sc, i + 2)
               && (i == 0 || !is_op (sc, i - 1, ".")))
             {
-              if (find_method (sc, now.cls, tp (sc, i + 2), tl (sc, i + 2),
+              if (find_method (sc, now.cls, token_text (sc, i + 2), token_len (sc, i + 2),
                                &first, &end))
                 add_reach (sc, first, end, now.cls);
               continue;
             }
           if (!dice_pymod_is_variable (&sc->m, i))
             continue;
-          if ((s = find_top (sc, DICE_PYSTMT_DEF, tp (sc, i), tl (sc, i)))
+          if ((s = find_top (sc, DICE_PYSTMT_DEF, token_text (sc, i), token_len (sc, i)))
               != NONE)
             add_reach (sc, sc->m.stmts[s].first_tok, sc->m.stmts[s].end_tok,
                        NONE);
-          else if ((s = find_top (sc, DICE_PYSTMT_CLASS, tp (sc, i),
-                                  tl (sc, i))) != NONE && s != sc->modelnew)
+          else if ((s = find_top (sc, DICE_PYSTMT_CLASS, token_text (sc, i),
+                                  token_len (sc, i))) != NONE && s != sc->modelnew)
             {
               if (find_method (sc, s, "forward", 7, &first, &end))
                 add_reach (sc, first, end, s);
@@ -1116,8 +445,8 @@ find_reach (struct scan *sc)
 
             if (dice_pymod_is_variable (&sc->m, i)
                 && is_op (sc, i + 1, "(")
-                && (s = find_top (sc, DICE_PYSTMT_CLASS, tp (sc, i),
-                                  tl (sc, i))) != NONE && s != sc->modelnew)
+                && (s = find_top (sc, DICE_PYSTMT_CLASS, token_text (sc, i),
+                                  token_len (sc, i))) != NONE && s != sc->modelnew)
               {
                 size_t f2, e2;
 
@@ -1137,7 +466,7 @@ line_target (const struct scan *sc, size_t i, size_t *name, size_t *eq)
   size_t f = line_first (sc, i);
 
   *eq = NONE;
-  if (is (sc, f, "return"))
+  if (token_is (sc, f, "return"))
     {
       *eq = f;
       return 3;
@@ -1150,13 +479,13 @@ line_target (const struct scan *sc, size_t i, size_t *name, size_t *eq)
     }
   if (is_name (sc, f) && is_op (sc, f + 1, ":"))
     for (size_t k = f + 2; k < i; k++)
-      if (tk (sc, k)->depth == tk (sc, f)->depth && is_op (sc, k, "="))
+      if (token (sc, k)->depth == token (sc, f)->depth && is_op (sc, k, "="))
         {
           *name = f;
           *eq = k;
           return 1;
         }
-  if (is (sc, f, "self") && is_op (sc, f + 1, ".") && is_name (sc, f + 2)
+  if (token_is (sc, f, "self") && is_op (sc, f + 1, ".") && is_name (sc, f + 2)
       && (is_op (sc, f + 3, "=") || is_op (sc, f + 3, ":")))
     {
       *name = f + 2;
@@ -1183,12 +512,12 @@ bind_ext (struct scan *sc, int target, size_t name, size_t at)
   size_t d;
 
   if (target == 1)
-    set_add (sc, &sc->ext_names, tp (sc, name), tl (sc, name), true);
+    set_add (sc, &sc->ext_names, token_text (sc, name), token_len (sc, name), true);
   else if (target == 2)
-    set_add (sc, &sc->ext_attrs, tp (sc, name), tl (sc, name), true);
+    set_add (sc, &sc->ext_attrs, token_text (sc, name), token_len (sc, name), true);
   else if (target == 3 && (d = enclosing_def (sc, at)) != NONE)
-    set_add (sc, &sc->ext_getters, tp (sc, sc->m.stmts[d].name_tok),
-             tl (sc, sc->m.stmts[d].name_tok), true);
+    set_add (sc, &sc->ext_getters, token_text (sc, sc->m.stmts[d].name_tok),
+             token_len (sc, sc->m.stmts[d].name_tok), true);
 }
 
 /* Whether tokens from I are the extension object: EXT, self.EXT, or
@@ -1201,7 +530,7 @@ is_ext_at (const struct scan *sc, size_t i, size_t *after)
       *after = i + 1;
       return true;
     }
-  if (is (sc, i, "self") && is_op (sc, i + 1, ".")
+  if (token_is (sc, i, "self") && is_op (sc, i + 1, ".")
       && tok_in (sc, i + 2, &sc->ext_attrs))
     {
       *after = i + 3;
@@ -1223,15 +552,15 @@ add_function_name (struct scan *sc, size_t k)
   size_t len;
   char *v;
 
-  if (tk (sc, k)->kind != DICE_PYTOK_STRING
-      || (tk (sc, k)->flags & DICE_PYSTR_FSTRING))
+  if (token (sc, k)->kind != DICE_PYTOK_STRING
+      || (token (sc, k)->flags & DICE_PYSTR_FSTRING))
     return;
-  if ((v = dice_pystring_value (sc->m.src, tk (sc, k), &len)) == NULL)
+  if ((v = dice_pystring_value (sc->m.src, token (sc, k), &len)) == NULL)
     {
       sc->oom = true;
       return;
     }
-  set_add (sc, &sc->exported, v, strlen (v), true);
+  set_add (sc, &sc->cxx.exported, v, strlen (v), true);
   free (v);
 }
 
@@ -1250,14 +579,14 @@ find_extension (struct scan *sc)
       sc->have_load = true;
       if (strcmp (call->function, "load") == 0
           && dice_pycall_arg (&sc->m, call, "sources", 1) && !sc->files_line)
-        sc->files_line = tk (sc, call->name_tok)->line;
+        sc->files_line = token (sc, call->name_tok)->line;
       if (fa && fa->end_tok == fa->first_tok + 1
-          && tk (sc, fa->first_tok)->kind == DICE_PYTOK_NAME)
+          && token (sc, fa->first_tok)->kind == DICE_PYTOK_NAME)
         {
           /* functions=names: the list assigned to it.  */
           size_t vt, ve;
-          size_t at = dice_pymod_last_assignment (&sc->m, tp (sc, fa->first_tok),
-                                                  tl (sc, fa->first_tok),
+          size_t at = dice_pymod_last_assignment (&sc->m, token_text (sc, fa->first_tok),
+                                                  token_len (sc, fa->first_tok),
                                                   call->stmt, &vt, &ve);
           if (at != NONE)
             for (size_t k = vt; k < ve; k++)
@@ -1284,21 +613,21 @@ find_extension (struct scan *sc)
         target = line_target (sc, i, &name, &eq);
         if (target == 0 || eq == NONE || !is_ext_at (sc, eq + 1, &after))
           continue;
-        if (tk (sc, after)->kind == DICE_PYTOK_NEWLINE
+        if (token (sc, after)->kind == DICE_PYTOK_NEWLINE
             || is_op (sc, after, ";"))
           bind_ext (sc, target, name, i);
         else if (is_op (sc, after, ".") && is_name (sc, after + 1)
-                 && (tk (sc, after + 2)->kind == DICE_PYTOK_NEWLINE
+                 && (token (sc, after + 2)->kind == DICE_PYTOK_NEWLINE
                      || is_op (sc, after + 2, ";")) && target != 3)
           {
-            struct strset *names = target == 1 ? &sc->fn_names : &sc->fn_attrs;
-            struct strset *to = target == 1 ? &sc->fn_names_to
+            struct dice_strset *names = target == 1 ? &sc->fn_names : &sc->fn_attrs;
+            struct dice_strset *to = target == 1 ? &sc->fn_names_to
               : &sc->fn_attrs_to;
 
-            if (!set_has (names, tp (sc, name), tl (sc, name)))
+            if (!dice_strset_has (names, token_text (sc, name), token_len (sc, name)))
               {
-                set_add (sc, names, tp (sc, name), tl (sc, name), false);
-                set_add (sc, to, tp (sc, after + 1), tl (sc, after + 1),
+                set_add (sc, names, token_text (sc, name), token_len (sc, name), false);
+                set_add (sc, to, token_text (sc, after + 1), token_len (sc, after + 1),
                          false);
               }
           }
@@ -1324,15 +653,15 @@ invokes (struct scan *sc, size_t first, size_t end, bool record)
         {
           any = true;
           if (record)
-            set_add (sc, &sc->invoked, tp (sc, after + 1),
-                     tl (sc, after + 1), true);
+            set_add (sc, &sc->invoked, token_text (sc, after + 1),
+                     token_len (sc, after + 1), true);
         }
-      else if (is (sc, i, "getattr") && is_op (sc, i + 1, "(")
+      else if (token_is (sc, i, "getattr") && is_op (sc, i + 1, "(")
                && is_ext_at (sc, i + 2, &after) && is_op (sc, after, ",")
-               && tk (sc, after + 1)->kind == DICE_PYTOK_STRING)
+               && token (sc, after + 1)->kind == DICE_PYTOK_STRING)
         {
           size_t len;
-          char *v = dice_pystring_value (sc->m.src, tk (sc, after + 1), &len);
+          char *v = dice_pystring_value (sc->m.src, token (sc, after + 1), &len);
 
           any = true;
           if (v && record)
@@ -1340,17 +669,17 @@ invokes (struct scan *sc, size_t first, size_t end, bool record)
           free (v);
         }
       else if (dice_pymod_is_variable (&sc->m, i)
-               && (k = set_find (&sc->fn_names, tp (sc, i), tl (sc, i))) >= 0)
+               && (k = dice_strset_find (&sc->fn_names, token_text (sc, i), token_len (sc, i))) >= 0)
         {
           any = true;
           if (record)
             set_add (sc, &sc->invoked, sc->fn_names_to.v[k],
                      strlen (sc->fn_names_to.v[k]), true);
         }
-      else if (is (sc, i, "self") && is_op (sc, i + 1, ".")
+      else if (token_is (sc, i, "self") && is_op (sc, i + 1, ".")
                && is_name (sc, i + 2)
-               && (k = set_find (&sc->fn_attrs, tp (sc, i + 2),
-                                 tl (sc, i + 2))) >= 0)
+               && (k = dice_strset_find (&sc->fn_attrs, token_text (sc, i + 2),
+                                 token_len (sc, i + 2))) >= 0)
         {
           any = true;
           if (record)
@@ -1401,7 +730,7 @@ torch_evidence (struct scan *sc, size_t i, const char *before, const char *a,
   if (strstr (sc->torch_ev, item))
     return;
   if (sc->torch_line == 0)
-    sc->torch_line = tk (sc, i)->line;
+    sc->torch_line = token (sc, i)->line;
   if (n + strlen (item) + 3 < sizeof sc->torch_ev)
     snprintf (sc->torch_ev + n, sizeof sc->torch_ev - n, "%s%s",
               n ? ", " : "", item);
@@ -1416,15 +745,15 @@ find_layer_attrs (struct scan *sc)
     {
       size_t v = i + 4;
 
-      if (!(is (sc, i, "self") && is_op (sc, i + 1, ".")
+      if (!(token_is (sc, i, "self") && is_op (sc, i + 1, ".")
             && is_name (sc, i + 2) && is_op (sc, i + 3, "=")))
         continue;
-      if (is (sc, v, "torch") && is_op (sc, v + 1, "."))
+      if (token_is (sc, v, "torch") && is_op (sc, v + 1, "."))
         v += 2;
-      if (is (sc, v, "nn") && is_op (sc, v + 1, ".") && is_name (sc, v + 2)
+      if (token_is (sc, v, "nn") && is_op (sc, v + 1, ".") && is_name (sc, v + 2)
           && is_op (sc, v + 3, "(")
-          && !in_list (tp (sc, v + 2), tl (sc, v + 2), nn_fine))
-        set_add (sc, &sc->layer_attrs, tp (sc, i + 2), tl (sc, i + 2), true);
+          && !dice_str_in_list (token_text (sc, v + 2), token_len (sc, v + 2), nn_fine))
+        set_add (sc, &sc->layer_attrs, token_text (sc, i + 2), token_len (sc, i + 2), true);
     }
 }
 
@@ -1439,202 +768,18 @@ is_local (const struct scan *sc, size_t first, size_t end, size_t tok)
     header_end = line_last (sc, header_end + 1);
   for (size_t i = first; i < end; i++)
     {
-      if (tl (sc, i) != tl (sc, tok) || !is_name (sc, i)
-          || memcmp (tp (sc, i), tp (sc, tok), tl (sc, i)) != 0
+      if (token_len (sc, i) != token_len (sc, tok) || !is_name (sc, i)
+          || memcmp (token_text (sc, i), token_text (sc, tok), token_len (sc, i)) != 0
           || (i > 0 && is_op (sc, i - 1, ".")))
         continue;
-      if (i < header_end && tk (sc, i)->depth > 0)
+      if (i < header_end && token (sc, i)->depth > 0)
         return true;
       if ((starts_line (sc, i) && (is_op (sc, i + 1, "=")
                                    || is_op (sc, i + 1, ":")))
-          || (i > 0 && is (sc, i - 1, "for")))
+          || (i > 0 && token_is (sc, i - 1, "for")))
         return true;
     }
   return false;
-}
-
-/* Flags from what forward reaches.  */
-static void
-scan_reached (struct scan *sc)
-{
-  for (size_t r = 0; r < sc->nreached; r++)
-    {
-      size_t first = sc->reached[r].first, end = sc->reached[r].end;
-
-      invokes (sc, first, end, true);
-      for (size_t i = first; i < end; i++)
-        {
-          unsigned long line = tk (sc, i)->line;
-
-          /* Decorators of the reached function.  */
-          if (is_op (sc, i, "@") && starts_line (sc, i))
-            {
-              if (is (sc, i + 1, "lru_cache") || is (sc, i + 3, "lru_cache")
-                  || is (sc, i + 1, "cache") || is (sc, i + 3, "cache"))
-                set_flag (sc, F_CACHED, line, "a cached function in "
-                          "forward's reach");
-              continue;
-            }
-          if (is_op (sc, i, "@") && i > first
-              && (is_name (sc, i - 1) || is_op (sc, i - 1, ")")
-                  || is_op (sc, i - 1, "]")))
-            torch_evidence (sc, i, "", "@", 1, "");
-          if (!is_name (sc, i))
-            continue;
-          if (is (sc, i, "try") && starts_line (sc, i))
-            {
-              size_t col = column (sc, i), body = block_after (sc, i, col, end);
-              size_t j = body;
-
-              if (!invokes (sc, i, body, false))
-                continue;
-              while (j < end && is (sc, j, "except") && column (sc, j) == col)
-                {
-                  size_t next = block_after (sc, j, col, end);
-                  bool raises = false;
-
-                  /* A clause that re-raises (after logging or cleaning
-                     up) lets the failure through.  */
-                  for (size_t k = j + 1; k < next && !raises; k++)
-                    raises = is (sc, k, "raise");
-                  if (!raises)
-                    set_flag (sc, F_TRY, tk (sc, j)->line,
-                              "the extension call is inside try: and the "
-                              "except clause does not re-raise");
-                  j = next;
-                }
-              continue;
-            }
-          if (is (sc, i, "super") && is_op (sc, i + 1, "("))
-            {
-              size_t k = i + 2;
-
-              while (k < end && !(is_op (sc, k, ")")
-                                  && tk (sc, k)->depth == tk (sc, i)->depth))
-                k++;
-              if (is_op (sc, k + 1, ".") && is (sc, k + 2, "forward"))
-                set_flag (sc, F_INHERITS, line, "super().forward is called");
-            }
-          if (is (sc, i, "Model") && dice_pymod_is_variable (&sc->m, i)
-              && (is_op (sc, i + 1, "(") || (is_op (sc, i + 1, ".")
-                                            && is (sc, i + 2, "forward"))))
-            set_flag (sc, F_INHERITS, line, "the reference Model is used "
-                      "from forward");
-          /* if <self.X or a global> ...: return <the same>  */
-          if (is (sc, i, "if") && starts_line (sc, i))
-            {
-              size_t colon = i, ret;
-
-              while (colon < end && !(is_op (sc, colon, ":")
-                                      && tk (sc, colon)->depth
-                                      == tk (sc, i)->depth))
-                colon++;
-              ret = colon + 1;
-              while (ret < end && tk (sc, ret)->kind != DICE_PYTOK_NAME
-                     && tk (sc, ret)->kind != DICE_PYTOK_OP)
-                ret++;
-              if (!is (sc, ret, "return"))
-                continue;
-              for (size_t k = i + 1; k < colon; k++)
-                {
-                  bool attr = is (sc, k, "self") && is_op (sc, k + 1, ".")
-                    && is_name (sc, k + 2);
-                  size_t name = attr ? k + 2 : k;
-
-                  if (!attr && !(is_name (sc, k)
-                                 && dice_pymod_is_variable (&sc->m, k)
-                                 && find_top (sc, DICE_PYSTMT_ASSIGN,
-                                              tp (sc, k), tl (sc, k))
-                                 != NONE
-                                 && !is_local (sc, first, end, k)))
-                    continue;
-                  for (size_t q = ret + 1; q < line_last (sc, ret); q++)
-                    if ((attr ? is (sc, q, "self") && is_op (sc, q + 1, ".")
-                         && tl (sc, q + 2) == tl (sc, name)
-                         && memcmp (tp (sc, q + 2), tp (sc, name),
-                                    tl (sc, name)) == 0
-                         : (tl (sc, q) == tl (sc, name)
-                            && memcmp (tp (sc, q), tp (sc, name),
-                                       tl (sc, name)) == 0
-                            && dice_pymod_is_variable (&sc->m, q)))
-                        && !invokes (sc, ret, line_last (sc, ret), false))
-                      {
-                        set_flag (sc, F_CACHED, tk (sc, ret)->line,
-                                  "forward returns stored %s%.*s",
-                                  attr ? "self." : "", (int) tl (sc, name),
-                                  tp (sc, name));
-                        break;
-                      }
-                }
-              continue;
-            }
-          /* x.half(), torch.float16: not self.half, a plain attribute.  */
-          if ((is (sc, i, "half") || is (sc, i, "bfloat16")
-               || is (sc, i, "float16")) && i >= 2 && is_op (sc, i - 1, ".")
-              && (is (sc, i - 2, "torch") || (is_op (sc, i + 1, "(")
-                                              && !is (sc, i - 2, "self"))))
-            {
-              set_flag (sc, F_PRECISION, line, "%.*s in forward's reach",
-                        (int) tl (sc, i), tp (sc, i));
-              continue;
-            }
-          if (is (sc, i, "autocast"))
-            set_flag (sc, F_PRECISION, line, "autocast in forward's reach");
-          if (i > 0 && is_op (sc, i - 1, "."))
-            {
-              if (is_op (sc, i + 1, "(") && i >= 2 && !is (sc, i - 2, "self")
-                  && !is (sc, i - 2, "torch")
-                  && !tok_in (sc, i - 2, &sc->torch_mods)
-                  && !tok_in (sc, i - 2, &sc->functional)
-                  && in_list (tp (sc, i), tl (sc, i), py_compute_methods)
-                  && !(tok_in (sc, i - 2, &sc->ext_names)))
-                torch_evidence (sc, i, ".", tp (sc, i), tl (sc, i), "()");
-              continue;
-            }
-          if (is (sc, i, "nn") && is_op (sc, i + 1, ".")
-              && is (sc, i + 2, "functional") && is_op (sc, i + 3, ".")
-              && is_name (sc, i + 4) && is_op (sc, i + 5, "("))
-            {
-              torch_evidence (sc, i, "F.", tp (sc, i + 4), tl (sc, i + 4), "");
-              continue;
-            }
-          if ((is (sc, i, "torch") || tok_in (sc, i, &sc->torch_mods))
-              && is_op (sc, i + 1, ".") && is_name (sc, i + 2))
-            {
-              size_t f = i + 2;
-
-              if (is (sc, f, "nn") && is_op (sc, f + 1, ".")
-                  && is (sc, f + 2, "functional") && is_op (sc, f + 3, "."))
-                {
-                  if (is_name (sc, f + 4) && is_op (sc, f + 5, "("))
-                    torch_evidence (sc, i, "F.", tp (sc, f + 4),
-                                    tl (sc, f + 4), "");
-                }
-              else if (is_op (sc, f + 1, "(")
-                       && !in_list (tp (sc, f), tl (sc, f), torch_fine))
-                torch_evidence (sc, i, "torch.", tp (sc, f), tl (sc, f), "");
-              else if (is (sc, f, "nn") && is_op (sc, f + 1, ".")
-                       && is_name (sc, f + 2) && is_op (sc, f + 3, "(")
-                       && !in_list (tp (sc, f + 2), tl (sc, f + 2), nn_fine))
-                torch_evidence (sc, i, "nn.", tp (sc, f + 2),
-                                tl (sc, f + 2), "");
-              continue;
-            }
-          if (tok_in (sc, i, &sc->functional) && is_op (sc, i + 1, ".")
-              && is_name (sc, i + 2) && is_op (sc, i + 3, "("))
-            {
-              torch_evidence (sc, i, "F.", tp (sc, i + 2), tl (sc, i + 2), "");
-              continue;
-            }
-          if (is (sc, i, "self") && is_op (sc, i + 1, ".")
-              && is_name (sc, i + 2) && is_op (sc, i + 3, "(")
-              && tok_in (sc, i + 2, &sc->layer_attrs))
-            torch_evidence (sc, i, "self.", tp (sc, i + 2),
-                            tl (sc, i + 2), "()");
-        }
-    }
-  if (sc->torch_ev[0])
-    set_flag (sc, F_TORCH, sc->torch_line, "%s", sc->torch_ev);
 }
 
 /* Record the module aliases of import statements.  */
@@ -1645,13 +790,13 @@ find_imports (struct scan *sc)
     {
       size_t j, mod = i + 1, modend;
 
-      if (!(is (sc, i, "import") || is (sc, i, "from")) || !starts_line (sc, i))
+      if (!(token_is (sc, i, "import") || token_is (sc, i, "from")) || !starts_line (sc, i))
         continue;
       for (modend = mod; is_name (sc, modend) || is_op (sc, modend, ".");
            modend++)
-        if (is (sc, modend, "as") || is (sc, modend, "import"))
+        if (token_is (sc, modend, "as") || token_is (sc, modend, "import"))
           break;
-      if (is (sc, i, "import"))
+      if (token_is (sc, i, "import"))
         {
           /* import a.b as X, c */
           for (j = mod; j < sc->m.ntoks
@@ -1661,23 +806,23 @@ find_imports (struct scan *sc)
 
               while (is_name (sc, j + 1) || is_op (sc, j + 1, "."))
                 {
-                  if (is (sc, j + 1, "as"))
+                  if (token_is (sc, j + 1, "as"))
                     break;
                   j++;
                 }
-              alias = is (sc, j + 1, "as") ? j + 2 : start;
-              if (is (sc, j + 1, "as"))
+              alias = token_is (sc, j + 1, "as") ? j + 2 : start;
+              if (token_is (sc, j + 1, "as"))
                 j += 2;
-              if (is (sc, start, "torch") && start + 4 < sc->m.ntoks
-                  && is (sc, start + 2, "nn") && is (sc, start + 4, "functional")
+              if (token_is (sc, start, "torch") && start + 4 < sc->m.ntoks
+                  && token_is (sc, start + 2, "nn") && token_is (sc, start + 4, "functional")
                   && alias != start)
-                set_add (sc, &sc->functional, tp (sc, alias), tl (sc, alias),
+                set_add (sc, &sc->functional, token_text (sc, alias), token_len (sc, alias),
                          true);
-              else if (is (sc, start, "torch") && alias != start)
-                set_add (sc, &sc->torch_mods, tp (sc, alias), tl (sc, alias),
+              else if (token_is (sc, start, "torch") && alias != start)
+                set_add (sc, &sc->torch_mods, token_text (sc, alias), token_len (sc, alias),
                          true);
-              else if (is (sc, start, "time"))
-                set_add (sc, &sc->time_mods, tp (sc, alias), tl (sc, alias),
+              else if (token_is (sc, start, "time"))
+                set_add (sc, &sc->time_mods, token_text (sc, alias), token_len (sc, alias),
                          true);
               if (!is_op (sc, j + 1, ","))
                 break;
@@ -1686,26 +831,26 @@ find_imports (struct scan *sc)
           continue;
         }
       /* from X import a as b, c */
-      if (!is (sc, modend, "import"))
+      if (!token_is (sc, modend, "import"))
         continue;
       for (j = modend + 1; j < sc->m.ntoks
            && sc->m.toks[j].kind != DICE_PYTOK_NEWLINE; j++)
         {
           size_t alias;
 
-          if (!is_name (sc, j) || is (sc, j, "as"))
+          if (!is_name (sc, j) || token_is (sc, j, "as"))
             continue;
-          alias = is (sc, j + 1, "as") ? j + 2 : j;
-          if (is (sc, mod, "torch") && is (sc, j, "functional"))
-            set_add (sc, &sc->functional, tp (sc, alias), tl (sc, alias),
+          alias = token_is (sc, j + 1, "as") ? j + 2 : j;
+          if (token_is (sc, mod, "torch") && token_is (sc, j, "functional"))
+            set_add (sc, &sc->functional, token_text (sc, alias), token_len (sc, alias),
                      true);
-          else if (is (sc, mod, "torch") && (is (sc, j, "cuda")
-                                             || is (sc, j, "nn")
-                                             || is (sc, j, "backends")))
-            set_add (sc, &sc->torch_mods, tp (sc, alias), tl (sc, alias),
+          else if (token_is (sc, mod, "torch") && (token_is (sc, j, "cuda")
+                                             || token_is (sc, j, "nn")
+                                             || token_is (sc, j, "backends")))
+            set_add (sc, &sc->torch_mods, token_text (sc, alias), token_len (sc, alias),
                      true);
-          else if (is (sc, mod, "time"))
-            set_add (sc, &sc->time_mods, tp (sc, alias), tl (sc, alias),
+          else if (token_is (sc, mod, "time"))
+            set_add (sc, &sc->time_mods, token_text (sc, alias), token_len (sc, alias),
                      true);
           j = alias;
         }
@@ -1727,150 +872,26 @@ sets_build_variable (const struct scan *sc, size_t i)
   size_t len;
   bool build;
 
-  if (!is (sc, i, "environ"))
+  if (!token_is (sc, i, "environ"))
     return false;
   if (is_op (sc, i + 1, "[") && is_op (sc, i + 3, "]") && is_op (sc, i + 4, "="))
     key = i + 2;
-  else if (is_op (sc, i + 1, ".") && is (sc, i + 2, "setdefault")
+  else if (is_op (sc, i + 1, ".") && token_is (sc, i + 2, "setdefault")
            && is_op (sc, i + 3, "("))
     key = i + 4;
   else
     return false;
-  if (key >= sc->m.ntoks || tk (sc, key)->kind != DICE_PYTOK_STRING
-      || (v = dice_pystring_value (sc->m.src, tk (sc, key), &len)) == NULL)
+  if (key >= sc->m.ntoks || token (sc, key)->kind != DICE_PYTOK_STRING
+      || (v = dice_pystring_value (sc->m.src, token (sc, key), &len)) == NULL)
     return false;
-  build = in_list (v, strlen (v), build_vars);
+  build = dice_str_in_list (v, strlen (v), build_vars);
   free (v);
   return build;
 }
 
-/* Module-wide token rules: they hold wherever the code sits, since
-   import time runs it as well.  */
+/* Flag ModelNew's bases other than nn.Module (or object).  */
 static void
-scan_module (struct scan *sc)
-{
-  static const char *const thread_mods[] = {
-    "threading", "multiprocessing", "concurrent", "subprocess", "_thread",
-    NULL
-  };
-  static const char *const exec_names[] = {
-    "exec", "eval", "compile", "__import__", NULL
-  };
-  static const char *const exec_mods[] = {
-    "importlib", "marshal", "base64", "codecs", "pickle", "dill", "zlib",
-    NULL
-  };
-
-  for (size_t i = 0; i < sc->m.ntoks; i++)
-    {
-      unsigned long line = tk (sc, i)->line;
-      bool attr = i > 0 && is_op (sc, i - 1, ".");
-
-      if (!is_name (sc, i))
-        continue;
-      if ((!attr || (i >= 2 && is (sc, i - 2, "torch")))
-          && in_list (tp (sc, i), tl (sc, i), thread_mods)
-          && !is_op (sc, i + 1, "="))
-        set_flag (sc, F_THREAD, line, "%.*s", (int) tl (sc, i), tp (sc, i));
-      else if (is (sc, i, "os") && is_op (sc, i + 1, ".")
-               && (is (sc, i + 2, "fork") || is (sc, i + 2, "system")
-                   || is (sc, i + 2, "popen") || is (sc, i + 2, "spawnv")
-                   || is (sc, i + 2, "forkpty")))
-        set_flag (sc, F_THREAD, line, "os.%.*s", (int) tl (sc, i + 2),
-                  tp (sc, i + 2));
-      else if (!attr && in_list (tp (sc, i), tl (sc, i), exec_names)
-               && is_op (sc, i + 1, "(") && dice_pymod_is_variable (&sc->m, i))
-        set_flag (sc, F_DYNEXEC, line, "%.*s()", (int) tl (sc, i), tp (sc, i));
-      else if (!attr && in_list (tp (sc, i), tl (sc, i), exec_mods)
-               && !is_op (sc, i + 1, "="))
-        set_flag (sc, F_DYNEXEC, line, "%.*s", (int) tl (sc, i), tp (sc, i));
-      else if ((is (sc, i, "sys") && is_op (sc, i + 1, ".")
-                && (is (sc, i + 2, "_getframe") || is (sc, i + 2, "modules")
-                    || is (sc, i + 2, "settrace")
-                    || is (sc, i + 2, "setprofile")))
-               || (is (sc, i, "os") && is_op (sc, i + 1, ".")
-                   && (is (sc, i + 2, "environ") || is (sc, i + 2, "getenv")
-                       || is (sc, i + 2, "putenv"))
-                   && !sets_build_variable (sc, i + 2))
-               || (is (sc, i, "gc") && is_op (sc, i + 1, ".")
-                   && has_prefix (tp (sc, i + 2), tl (sc, i + 2), "get_"))
-               || (!attr && (is (sc, i, "inspect") || is (sc, i, "builtins")
-                             || is (sc, i, "__builtins__") || is (sc, i, "ctypes")))
-               || (!attr && (is (sc, i, "globals") || is (sc, i, "locals")
-                             || is (sc, i, "vars"))
-                   && is_op (sc, i + 1, "(")))
-        set_flag (sc, F_INTROSPECT, line, "%.*s%s%.*s", (int) tl (sc, i),
-                  tp (sc, i), is_op (sc, i + 1, ".") ? "." : "",
-                  is_op (sc, i + 1, ".") ? (int) tl (sc, i + 2) : 0,
-                  is_op (sc, i + 1, ".") ? tp (sc, i + 2) : "");
-      else if (is (sc, i, "__torch_function__")
-               || is (sc, i, "__torch_dispatch__")
-               || is (sc, i, "_make_subclass")
-               || is (sc, i, "_make_wrapper_subclass"))
-        set_flag (sc, F_LAZY, line, "%.*s", (int) tl (sc, i), tp (sc, i));
-      else if (is (sc, i, "class") && starts_line (sc, i)
-               && is_op (sc, i + 2, "("))
-        {
-          for (size_t k = i + 3; k < sc->m.ntoks && !is_op (sc, k, ":"); k++)
-            if (is (sc, k, "Tensor") && (!is_op (sc, k - 1, ".")
-                                         || is (sc, k - 2, "torch")))
-              set_flag (sc, F_LAZY, line, "a torch.Tensor subclass");
-        }
-      else if ((is (sc, i, "torch") || tok_in (sc, i, &sc->torch_mods))
-               && is_op (sc, i + 1, ".") && !attr)
-        {
-          if (is (sc, i + 2, "compile")
-              || (is (sc, i + 2, "jit") && is_op (sc, i + 3, ".")
-                  && (is (sc, i + 4, "script") || is (sc, i + 4, "trace")))
-              || is (sc, i + 2, "_dynamo") || is (sc, i + 2, "_inductor"))
-            set_flag (sc, F_LIBRARY, line, "torch.%.*s", (int) tl (sc, i + 2),
-                      tp (sc, i + 2));
-          else if (is (sc, i + 2, "cuda") && is_op (sc, i + 3, ".")
-                   && (is (sc, i + 4, "Stream") || is (sc, i + 4, "stream")
-                       || is (sc, i + 4, "ExternalStream")))
-            set_flag (sc, F_STREAM, line, "torch.cuda.%.*s",
-                      (int) tl (sc, i + 4), tp (sc, i + 4));
-          else if (is (sc, i + 2, "set_float32_matmul_precision"))
-            set_flag (sc, F_PRECISION, line, "set_float32_matmul_precision");
-        }
-      if (is (sc, i, "allow_tf32") || is (sc, i, "allow_fp16_reduced_"
-                                          "precision_reduction")
-          || is (sc, i, "allow_bf16_reduced_precision_reduction"))
-        {
-          size_t e = i + 1;
-
-          if (is_op (sc, e, "=") && !is (sc, e + 1, "False"))
-            set_flag (sc, F_PRECISION, line, "%.*s is set", (int) tl (sc, i),
-                      tp (sc, i));
-        }
-      /* Monkey patching: MOD.attr... = value, setattr(MOD, ...).  */
-      if (starts_line (sc, i) && !attr
-          && (is (sc, i, "torch") || tok_in (sc, i, &sc->torch_mods)
-              || is (sc, i, "time") || tok_in (sc, i, &sc->time_mods))
-          && is_op (sc, i + 1, ".") && !is (sc, i + 2, "backends"))
-        {
-          size_t k = i + 1;
-
-          while (is_op (sc, k, ".") && is_name (sc, k + 1))
-            k += 2;
-          if (is_op (sc, k, "=") && !(tok_in (sc, i, &sc->torch_mods)
-                                      && is (sc, i + 2, "backends")))
-            set_flag (sc, F_TIMER, line, "assignment to %.*s",
-                      (int) (tk (sc, k - 1)->end - tk (sc, i)->start),
-                      tp (sc, i));
-        }
-      if ((is (sc, i, "setattr") || is (sc, i, "delattr")) && !attr
-          && is_op (sc, i + 1, "(")
-          && (is (sc, i + 2, "torch") || tok_in (sc, i + 2, &sc->torch_mods)
-              || is (sc, i + 2, "time") || tok_in (sc, i + 2, &sc->time_mods)))
-        set_flag (sc, F_TIMER, line, "%.*s on a torch/time module",
-                  (int) tl (sc, i), tp (sc, i));
-    }
-}
-
-/* The class ModelNew's bases, and the extension's launch structure.  */
-static void
-scan_structure (struct scan *sc)
+flag_foreign_bases (struct scan *sc)
 {
   if (sc->modelnew != NONE)
     {
@@ -1879,8 +900,8 @@ scan_structure (struct scan *sc)
 
       if (is_op (sc, i, "("))
         for (i++; i < s->end_tok && !(is_op (sc, i, ")")
-                                      && tk (sc, i)->depth
-                                      == tk (sc, s->name_tok)->depth); i++)
+                                      && token (sc, i)->depth
+                                      == token (sc, s->name_tok)->depth); i++)
           {
             size_t start = i;
 
@@ -1890,20 +911,20 @@ scan_structure (struct scan *sc)
               {
                 /* metaclass=...: not a base.  */
                 while (i + 1 < s->end_tok
-                       && tk (sc, i + 1)->depth >= tk (sc, start)->depth
+                       && token (sc, i + 1)->depth >= token (sc, start)->depth
                        && !(is_op (sc, i + 1, ",")
-                            && tk (sc, i + 1)->depth
-                            == tk (sc, start)->depth))
+                            && token (sc, i + 1)->depth
+                            == token (sc, start)->depth))
                   i++;
                 continue;
               }
             while (is_op (sc, i + 1, ".") && is_name (sc, i + 2))
               i += 2;
-            if (!is (sc, i, "Module") && !is (sc, i, "object"))
-              set_flag (sc, F_INHERITS, tk (sc, start)->line,
+            if (!token_is (sc, i, "Module") && !token_is (sc, i, "object"))
+              set_flag (sc, F_INHERITS, token (sc, start)->line,
                         "ModelNew subclasses %.*s",
-                        (int) (tk (sc, i)->end - tk (sc, start)->start),
-                        tp (sc, start));
+                        (int) (token (sc, i)->end - token (sc, start)->start),
+                        token_text (sc, start));
           }
     }
 }
@@ -1926,109 +947,629 @@ kernel_line (const struct scan *sc, const char *name)
             if (*p == '\n')
               line++;
             else if (memcmp (p, name, n) == 0
-                     && (p == sc->m.src || !is_ident_char ((unsigned char) p[-1]))
-                     && (p + n == end || !is_ident_char ((unsigned char) p[n])))
+                     && (p == sc->m.src || !dice_cxx_ident_char ((unsigned char) p[-1]))
+                     && (p + n == end || !dice_cxx_ident_char ((unsigned char) p[n])))
               return line;
           }
       }
   return 1;
 }
 
+/* The cached_result rule's second form at the "if" at I in the reached
+   function [FIRST, END): if <self.X or a global> ...: return <the
+   same>, without the extension on the return line.  */
 static void
-scan_extension_flags (struct scan *sc, const char *const *decoys)
+cached_return (struct scan *sc, size_t i, size_t first, size_t end)
 {
-  unsigned long line = sc->modelnew != NONE
-    ? sc->m.stmts[sc->modelnew].line : 1;
-  const struct strset *check;
+  size_t colon = i, ret;
 
-  if (sc->kernels.n == 0)
+  while (colon < end && !(is_op (sc, colon, ":")
+                          && token (sc, colon)->depth
+                          == token (sc, i)->depth))
+    colon++;
+  ret = colon + 1;
+  while (ret < end && token (sc, ret)->kind != DICE_PYTOK_NAME
+         && token (sc, ret)->kind != DICE_PYTOK_OP)
+    ret++;
+  if (!token_is (sc, ret, "return"))
+    return;
+  for (size_t k = i + 1; k < colon; k++)
     {
-      if (sc->files_line)
-        set_flag (sc, F_NO_KERNEL, sc->files_line, "no __global__ function "
-                  "in any source string; load() compiles files not read "
-                  "here");
-      else
-        set_flag (sc, F_NO_KERNEL, 1, "no __global__ function in any "
-                  "source string");
+      bool attr = token_is (sc, k, "self") && is_op (sc, k + 1, ".")
+        && is_name (sc, k + 2);
+      size_t name = attr ? k + 2 : k;
+
+      if (!attr && !(is_name (sc, k)
+                     && dice_pymod_is_variable (&sc->m, k)
+                     && find_top (sc, DICE_PYSTMT_ASSIGN,
+                                  token_text (sc, k), token_len (sc, k))
+                     != NONE
+                     && !is_local (sc, first, end, k)))
+        continue;
+      for (size_t q = ret + 1; q < line_last (sc, ret); q++)
+        if ((attr ? token_is (sc, q, "self") && is_op (sc, q + 1, ".")
+             && token_len (sc, q + 2) == token_len (sc, name)
+             && memcmp (token_text (sc, q + 2), token_text (sc, name),
+                        token_len (sc, name)) == 0
+             : (token_len (sc, q) == token_len (sc, name)
+                && memcmp (token_text (sc, q), token_text (sc, name),
+                           token_len (sc, name)) == 0
+                && dice_pymod_is_variable (&sc->m, q)))
+            && !invokes (sc, ret, line_last (sc, ret), false))
+          {
+            set_flag (sc, F_CACHED, token (sc, ret)->line,
+                      "forward returns stored %s%.*s",
+                      attr ? "self." : "", (int) token_len (sc, name),
+                      token_text (sc, name));
+            break;
+          }
     }
-  if (decoys)
-    for (size_t i = 0; i < sc->kernels.n; i++)
-      if (in_list (sc->kernels.v[i], strlen (sc->kernels.v[i]), decoys))
-        set_flag (sc, F_DECOY, kernel_line (sc, sc->kernels.v[i]),
-                  "kernel %s is the prompt's example",
-                  sc->kernels.v[i]);
-  if (sc->invoked.n == 0)
+}
+
+/* Add the torch compute at token I of the reached function starting at
+   FIRST to the torch_compute_in_forward evidence: @, tensor methods,
+   F.x(), torch.x(), nn layers made or called in forward.  */
+static void
+note_torch_compute (struct scan *sc, size_t i, size_t first)
+{
+  if (is_op (sc, i, "@") && i > first && !starts_line (sc, i)
+      && (is_name (sc, i - 1) || is_op (sc, i - 1, ")")
+          || is_op (sc, i - 1, "]")))
+    torch_evidence (sc, i, "", "@", 1, "");
+  if (!is_name (sc, i))
+    return;
+  if (i > 0 && is_op (sc, i - 1, "."))
     {
-      if (!sc->have_load)
-        set_flag (sc, F_NOT_INVOKED, line, "no load_inline or load call");
-      else if (sc->nreached == 0)
-        set_flag (sc, F_NOT_INVOKED, line, "no ModelNew.forward");
-      else
-        set_flag (sc, F_NOT_INVOKED, sc->m.toks[sc->reached[0].first].line,
-                  "forward never calls the extension");
+      if (is_op (sc, i + 1, "(") && i >= 2 && !token_is (sc, i - 2, "self")
+          && !token_is (sc, i - 2, "torch")
+          && !tok_in (sc, i - 2, &sc->torch_mods)
+          && !tok_in (sc, i - 2, &sc->functional)
+          && dice_str_in_list (token_text (sc, i), token_len (sc, i), py_compute_methods)
+          && !(tok_in (sc, i - 2, &sc->ext_names)))
+        torch_evidence (sc, i, ".", token_text (sc, i), token_len (sc, i), "()");
+      return;
     }
-  /* The wrappers forward calls; without those, all the exports.  */
-  /* Without any kernel, no_cuda_kernel says it all (and a CPU candidate
-     gets that one flag only).  */
-  check = sc->kernels.n == 0 ? &sc->kernels
-    : sc->invoked.n ? &sc->invoked : &sc->exported;
+  if (token_is (sc, i, "nn") && is_op (sc, i + 1, ".")
+      && token_is (sc, i + 2, "functional") && is_op (sc, i + 3, ".")
+      && is_name (sc, i + 4) && is_op (sc, i + 5, "("))
+    {
+      torch_evidence (sc, i, "F.", token_text (sc, i + 4), token_len (sc, i + 4), "");
+      return;
+    }
+  if ((token_is (sc, i, "torch") || tok_in (sc, i, &sc->torch_mods))
+      && is_op (sc, i + 1, ".") && is_name (sc, i + 2))
+    {
+      size_t f = i + 2;
+
+      if (token_is (sc, f, "nn") && is_op (sc, f + 1, ".")
+          && token_is (sc, f + 2, "functional") && is_op (sc, f + 3, "."))
+        {
+          if (is_name (sc, f + 4) && is_op (sc, f + 5, "("))
+            torch_evidence (sc, i, "F.", token_text (sc, f + 4),
+                            token_len (sc, f + 4), "");
+        }
+      else if (is_op (sc, f + 1, "(")
+               && !dice_str_in_list (token_text (sc, f), token_len (sc, f), torch_fine))
+        torch_evidence (sc, i, "torch.", token_text (sc, f), token_len (sc, f), "");
+      else if (token_is (sc, f, "nn") && is_op (sc, f + 1, ".")
+               && is_name (sc, f + 2) && is_op (sc, f + 3, "(")
+               && !dice_str_in_list (token_text (sc, f + 2), token_len (sc, f + 2), nn_fine))
+        torch_evidence (sc, i, "nn.", token_text (sc, f + 2),
+                        token_len (sc, f + 2), "");
+      return;
+    }
+  if (tok_in (sc, i, &sc->functional) && is_op (sc, i + 1, ".")
+      && is_name (sc, i + 2) && is_op (sc, i + 3, "("))
+    {
+      torch_evidence (sc, i, "F.", token_text (sc, i + 2), token_len (sc, i + 2), "");
+      return;
+    }
+  if (token_is (sc, i, "self") && is_op (sc, i + 1, ".")
+      && is_name (sc, i + 2) && is_op (sc, i + 3, "(")
+      && tok_in (sc, i + 2, &sc->layer_attrs))
+    torch_evidence (sc, i, "self.", token_text (sc, i + 2),
+                    token_len (sc, i + 2), "()");
+}
+
+/* Whether token I names torch or time (or an alias of either).  */
+static bool
+is_torch_or_time (const struct scan *sc, size_t i)
+{
+  return token_is (sc, i, "torch") || tok_in (sc, i, &sc->torch_mods)
+    || token_is (sc, i, "time") || tok_in (sc, i, &sc->time_mods);
+}
+
+/* ---- Facts the rules share ---------------------------------------- */
+
+/* What a module-level token is, for the module-wide rules: the first
+   pattern it matches, so that one token is evidence for one flag only.
+   Import time runs the whole module, so these hold wherever the token
+   sits.  */
+enum module_use
+{
+  USE_NONE, USE_THREAD_MODULE, USE_OS_PROCESS, USE_EXEC_CALL,
+  USE_EXEC_MODULE, USE_INTROSPECTION, USE_TENSOR_HOOK, USE_TENSOR_SUBCLASS,
+  USE_TORCH_COMPILER, USE_TORCH_STREAM, USE_MATMUL_PRECISION
+};
+
+/* The use of torch.X or an alias of torch at token I (I not an
+   attribute itself).  */
+static enum module_use
+torch_attribute_use (const struct scan *sc, size_t i)
+{
+  if (token_is (sc, i + 2, "compile")
+      || (token_is (sc, i + 2, "jit") && is_op (sc, i + 3, ".")
+          && (token_is (sc, i + 4, "script") || token_is (sc, i + 4, "trace")))
+      || token_is (sc, i + 2, "_dynamo") || token_is (sc, i + 2, "_inductor"))
+    return USE_TORCH_COMPILER;
+  if (token_is (sc, i + 2, "cuda") && is_op (sc, i + 3, ".")
+      && (token_is (sc, i + 4, "Stream") || token_is (sc, i + 4, "stream")
+          || token_is (sc, i + 4, "ExternalStream")))
+    return USE_TORCH_STREAM;
+  if (token_is (sc, i + 2, "set_float32_matmul_precision"))
+    return USE_MATMUL_PRECISION;
+  return USE_NONE;
+}
+
+/* Whether token I is sys._getframe, os.environ, inspect and the like.  */
+static bool
+is_introspection (const struct scan *sc, size_t i, bool attr)
+{
+  return (token_is (sc, i, "sys") && is_op (sc, i + 1, ".")
+          && (token_is (sc, i + 2, "_getframe") || token_is (sc, i + 2, "modules")
+              || token_is (sc, i + 2, "settrace") || token_is (sc, i + 2, "setprofile")))
+    || (token_is (sc, i, "os") && is_op (sc, i + 1, ".")
+        && (token_is (sc, i + 2, "environ") || token_is (sc, i + 2, "getenv")
+            || token_is (sc, i + 2, "putenv"))
+        && !sets_build_variable (sc, i + 2))
+    || (token_is (sc, i, "gc") && is_op (sc, i + 1, ".")
+        && dice_str_has_prefix (token_text (sc, i + 2), token_len (sc, i + 2), "get_"))
+    || (!attr && (token_is (sc, i, "inspect") || token_is (sc, i, "builtins")
+                  || token_is (sc, i, "__builtins__") || token_is (sc, i, "ctypes")))
+    || (!attr && (token_is (sc, i, "globals") || token_is (sc, i, "locals")
+                  || token_is (sc, i, "vars"))
+        && is_op (sc, i + 1, "("));
+}
+
+static enum module_use
+classify_module_token (const struct scan *sc, size_t i)
+{
+  static const char *const thread_mods[] = {
+    "threading", "multiprocessing", "concurrent", "subprocess", "_thread",
+    NULL
+  };
+  static const char *const exec_names[] = {
+    "exec", "eval", "compile", "__import__", NULL
+  };
+  static const char *const exec_mods[] = {
+    "importlib", "marshal", "base64", "codecs", "pickle", "dill", "zlib",
+    NULL
+  };
+  bool attr = i > 0 && is_op (sc, i - 1, ".");
+  const char *p = token_text (sc, i);
+  size_t len = token_len (sc, i);
+
+  if (!is_name (sc, i))
+    return USE_NONE;
+  if ((!attr || (i >= 2 && token_is (sc, i - 2, "torch")))
+      && dice_str_in_list (p, len, thread_mods) && !is_op (sc, i + 1, "="))
+    return USE_THREAD_MODULE;
+  if (token_is (sc, i, "os") && is_op (sc, i + 1, ".")
+      && (token_is (sc, i + 2, "fork") || token_is (sc, i + 2, "system")
+          || token_is (sc, i + 2, "popen") || token_is (sc, i + 2, "spawnv")
+          || token_is (sc, i + 2, "forkpty")))
+    return USE_OS_PROCESS;
+  if (!attr && dice_str_in_list (p, len, exec_names)
+      && is_op (sc, i + 1, "(") && dice_pymod_is_variable (&sc->m, i))
+    return USE_EXEC_CALL;
+  if (!attr && dice_str_in_list (p, len, exec_mods) && !is_op (sc, i + 1, "="))
+    return USE_EXEC_MODULE;
+  if (is_introspection (sc, i, attr))
+    return USE_INTROSPECTION;
+  if (token_is (sc, i, "__torch_function__") || token_is (sc, i, "__torch_dispatch__")
+      || token_is (sc, i, "_make_subclass") || token_is (sc, i, "_make_wrapper_subclass"))
+    return USE_TENSOR_HOOK;
+  if (token_is (sc, i, "class") && starts_line (sc, i) && is_op (sc, i + 2, "("))
+    {
+      for (size_t k = i + 3; k < sc->m.ntoks && !is_op (sc, k, ":"); k++)
+        if (token_is (sc, k, "Tensor") && (!is_op (sc, k - 1, ".")
+                                     || token_is (sc, k - 2, "torch")))
+          return USE_TENSOR_SUBCLASS;
+      return USE_NONE;
+    }
+  if ((token_is (sc, i, "torch") || tok_in (sc, i, &sc->torch_mods))
+      && is_op (sc, i + 1, ".") && !attr)
+    return torch_attribute_use (sc, i);
+  return USE_NONE;
+}
+
+/* Classify every token once: most rules read the classes.  */
+static void
+classify_module (struct scan *sc)
+{
+  sc->module_use = calloc (sc->m.ntoks + 1, sizeof *sc->module_use);
+  if (sc->module_use == NULL)
+    {
+      sc->oom = true;
+      return;
+    }
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    sc->module_use[i] = classify_module_token (sc, i);
+}
+
+/* The functions forward reaches that use the extension, in "invoked".  */
+static void
+find_invoked (struct scan *sc)
+{
+  for (size_t r = 0; r < sc->nreached; r++)
+    invokes (sc, sc->reached[r].first, sc->reached[r].end, true);
+}
+
+/* Whether forward was found: the rules about the extension's use need
+   it (without it the scan reports an error instead).  */
+static bool
+has_forward (const struct scan *sc)
+{
+  return sc->modelnew != NONE && sc->nreached > 0;
+}
+
+/* Flag F for the C++/CUDA uses of KIND.  */
+static void
+flag_extension_uses (struct scan *sc, enum flag f,
+                     enum dice_cxx_use_kind kind)
+{
+  for (size_t i = 0; i < sc->cxx.nuses; i++)
+    if (sc->cxx.uses[i].kind == kind)
+      set_flag (sc, f, sc->cxx.uses[i].line, "%s in the extension",
+                sc->cxx.uses[i].text);
+}
+
+/* ---- The rules: one per flag -------------------------------------- */
+
+/* A result kept from an earlier call: an lru_cache'd function, or
+   "if <self.X or a global>: return <the same>" without the extension.  */
+static void
+rule_cached_result (struct scan *sc)
+{
+  for (size_t r = 0; r < sc->nreached; r++)
+    {
+      size_t first = sc->reached[r].first, end = sc->reached[r].end;
+
+      for (size_t i = first; i < end; i++)
+        if (is_op (sc, i, "@") && starts_line (sc, i))
+          {
+            if (token_is (sc, i + 1, "lru_cache") || token_is (sc, i + 3, "lru_cache")
+                || token_is (sc, i + 1, "cache") || token_is (sc, i + 3, "cache"))
+              set_flag (sc, F_CACHED, token (sc, i)->line, "a cached function "
+                        "in forward's reach");
+          }
+        else if (token_is (sc, i, "if") && starts_line (sc, i))
+          cached_return (sc, i, first, end);
+    }
+}
+
+static void
+rule_dynamic_exec (struct scan *sc)
+{
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    if (sc->module_use[i] == USE_EXEC_CALL)
+      set_flag (sc, F_DYNEXEC, token (sc, i)->line, "%.*s()",
+                (int) token_len (sc, i), token_text (sc, i));
+    else if (sc->module_use[i] == USE_EXEC_MODULE)
+      set_flag (sc, F_DYNEXEC, token (sc, i)->line, "%.*s",
+                (int) token_len (sc, i), token_text (sc, i));
+}
+
+static void
+rule_example_decoy (struct scan *sc, const char *const *decoys)
+{
+  if (!has_forward (sc) || decoys == NULL)
+    return;
+  for (size_t i = 0; i < sc->cxx.kernels.n; i++)
+    if (dice_str_in_list (sc->cxx.kernels.v[i], strlen (sc->cxx.kernels.v[i]),
+                          decoys))
+      set_flag (sc, F_DECOY, kernel_line (sc, sc->cxx.kernels.v[i]),
+                "kernel %s is the prompt's example", sc->cxx.kernels.v[i]);
+}
+
+/* ModelNew's bases, then super().forward or Model from forward.  */
+static void
+rule_inherits_reference (struct scan *sc)
+{
+  flag_foreign_bases (sc);
+  for (size_t r = 0; r < sc->nreached; r++)
+    {
+      size_t end = sc->reached[r].end;
+
+      for (size_t i = sc->reached[r].first; i < end; i++)
+        {
+          unsigned long line = token (sc, i)->line;
+
+          if (token_is (sc, i, "super") && is_op (sc, i + 1, "("))
+            {
+              size_t k = i + 2;
+
+              while (k < end && !(is_op (sc, k, ")")
+                                  && token (sc, k)->depth == token (sc, i)->depth))
+                k++;
+              if (is_op (sc, k + 1, ".") && token_is (sc, k + 2, "forward"))
+                set_flag (sc, F_INHERITS, line, "super().forward is called");
+            }
+          if (token_is (sc, i, "Model") && dice_pymod_is_variable (&sc->m, i)
+              && (is_op (sc, i + 1, "(") || (is_op (sc, i + 1, ".")
+                                            && token_is (sc, i + 2, "forward"))))
+            set_flag (sc, F_INHERITS, line, "the reference Model is used "
+                      "from forward");
+        }
+    }
+}
+
+static void
+rule_introspection (struct scan *sc)
+{
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    if (sc->module_use[i] == USE_INTROSPECTION)
+      {
+        bool member = is_op (sc, i + 1, ".");
+
+        set_flag (sc, F_INTROSPECT, token (sc, i)->line, "%.*s%s%.*s",
+                  (int) token_len (sc, i), token_text (sc, i),
+                  member ? "." : "",
+                  member ? (int) token_len (sc, i + 2) : 0,
+                  member ? token_text (sc, i + 2) : "");
+      }
+}
+
+static void
+rule_kernel_not_invoked (struct scan *sc)
+{
+  unsigned long line;
+
+  if (!has_forward (sc) || sc->invoked.n > 0)
+    return;
+  line = sc->m.stmts[sc->modelnew].line;
+  if (!sc->have_load)
+    set_flag (sc, F_NOT_INVOKED, line, "no load_inline or load call");
+  else
+    set_flag (sc, F_NOT_INVOKED, sc->m.toks[sc->reached[0].first].line,
+              "forward never calls the extension");
+}
+
+/* The functions forward calls (without those, all the exports) must
+   launch a kernel; without any kernel, no_cuda_kernel says it all (and a
+   CPU candidate gets that one flag only).  */
+static void
+rule_kernel_not_launched (struct scan *sc)
+{
+  const struct dice_strset *check = sc->cxx.kernels.n == 0 ? &sc->cxx.kernels
+    : sc->invoked.n ? &sc->invoked : &sc->cxx.exported;
+
+  if (!has_forward (sc))
+    return;
   for (size_t i = 0; i < check->n; i++)
     {
-      const char *name = check->v[i];
-      struct cfunc *f;
+      const char *name = dice_cxx_exported_func (&sc->cxx, check->v[i]);
+      const struct dice_cxx_func *f;
 
-      for (size_t e = 0; e < sc->nexports; e++)
-        if (strcmp (sc->exports[e].name, name) == 0)
-          name = sc->exports[e].func;
       if (name[0] == '\0')
         continue;               /* a lambda: nothing to follow */
-      f = find_func (sc, name, strlen (name));
-      if (f && !func_launches (sc, f, 16))
+      f = dice_cxx_find_func (&sc->cxx, name);
+      if (f && !dice_cxx_func_launches (&sc->cxx, f, 16))
         set_flag (sc, F_NOT_LAUNCHED, f->line, "%s launches no kernel",
                   f->name);
     }
 }
 
-static json_t *
-set_json (const struct strset *s)
+static void
+rule_lazy_output (struct scan *sc)
 {
-  json_t *a = json_array ();
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    if (sc->module_use[i] == USE_TENSOR_HOOK)
+      set_flag (sc, F_LAZY, token (sc, i)->line, "%.*s",
+                (int) token_len (sc, i), token_text (sc, i));
+    else if (sc->module_use[i] == USE_TENSOR_SUBCLASS)
+      set_flag (sc, F_LAZY, token (sc, i)->line, "a torch.Tensor subclass");
+}
 
-  for (size_t i = 0; a && i < s->n; i++)
-    if (json_array_append_new (a, json_string (s->v[i])) != 0)
-      {
-        json_decref (a);
-        return NULL;
-      }
-  return a;
+static void
+rule_library_call (struct scan *sc)
+{
+  flag_extension_uses (sc, F_LIBRARY, DICE_CXX_LIBRARY_CALL);
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    if (sc->module_use[i] == USE_TORCH_COMPILER)
+      set_flag (sc, F_LIBRARY, token (sc, i)->line, "torch.%.*s",
+                (int) token_len (sc, i + 2), token_text (sc, i + 2));
+}
+
+static void
+rule_no_cuda_kernel (struct scan *sc)
+{
+  if (!has_forward (sc) || sc->cxx.kernels.n > 0)
+    return;
+  if (sc->files_line)
+    set_flag (sc, F_NO_KERNEL, sc->files_line, "no __global__ function "
+              "in any source string; load() compiles files not read here");
+  else
+    set_flag (sc, F_NO_KERNEL, 1, "no __global__ function in any source "
+              "string");
+}
+
+/* Half types in the extension; matmul precision or TF32 switched
+   anywhere; casts to half and autocast in forward's reach.  */
+static void
+rule_precision_downgrade (struct scan *sc)
+{
+  flag_extension_uses (sc, F_PRECISION, DICE_CXX_HALF_TYPE);
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    if (sc->module_use[i] == USE_MATMUL_PRECISION)
+      set_flag (sc, F_PRECISION, token (sc, i)->line,
+                "set_float32_matmul_precision");
+    else if ((token_is (sc, i, "allow_tf32")
+              || token_is (sc, i, "allow_fp16_reduced_precision_reduction")
+              || token_is (sc, i, "allow_bf16_reduced_precision_reduction"))
+             && is_op (sc, i + 1, "=") && !token_is (sc, i + 2, "False"))
+      set_flag (sc, F_PRECISION, token (sc, i)->line, "%.*s is set",
+                (int) token_len (sc, i), token_text (sc, i));
+  for (size_t r = 0; r < sc->nreached; r++)
+    for (size_t i = sc->reached[r].first; i < sc->reached[r].end; i++)
+      /* x.half(), torch.float16: not self.half, a plain attribute.  */
+      if ((token_is (sc, i, "half") || token_is (sc, i, "bfloat16")
+           || token_is (sc, i, "float16")) && i >= 2 && is_op (sc, i - 1, ".")
+          && (token_is (sc, i - 2, "torch") || (is_op (sc, i + 1, "(")
+                                          && !token_is (sc, i - 2, "self"))))
+        set_flag (sc, F_PRECISION, token (sc, i)->line,
+                  "%.*s in forward's reach", (int) token_len (sc, i),
+                  token_text (sc, i));
+      else if (token_is (sc, i, "autocast"))
+        set_flag (sc, F_PRECISION, token (sc, i)->line,
+                  "autocast in forward's reach");
+}
+
+static void
+rule_side_stream (struct scan *sc)
+{
+  for (size_t i = 0; i < sc->cxx.nuses; i++)
+    if (sc->cxx.uses[i].kind == DICE_CXX_STREAM_CREATE)
+      set_flag (sc, F_STREAM, sc->cxx.uses[i].line, "%s in the extension",
+                sc->cxx.uses[i].text);
+    else if (sc->cxx.uses[i].kind == DICE_CXX_STREAM_LAUNCH)
+      set_flag (sc, F_STREAM, sc->cxx.uses[i].line, "a launch on stream %s",
+                sc->cxx.uses[i].text);
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    if (sc->module_use[i] == USE_TORCH_STREAM)
+      set_flag (sc, F_STREAM, token (sc, i)->line, "torch.cuda.%.*s",
+                (int) token_len (sc, i + 4), token_text (sc, i + 4));
+}
+
+static void
+rule_thread_or_process (struct scan *sc)
+{
+  flag_extension_uses (sc, F_THREAD, DICE_CXX_THREAD_START);
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    if (sc->module_use[i] == USE_THREAD_MODULE)
+      set_flag (sc, F_THREAD, token (sc, i)->line, "%.*s",
+                (int) token_len (sc, i), token_text (sc, i));
+    else if (sc->module_use[i] == USE_OS_PROCESS)
+      set_flag (sc, F_THREAD, token (sc, i)->line, "os.%.*s",
+                (int) token_len (sc, i + 2), token_text (sc, i + 2));
+}
+
+/* Monkey patching: MOD.attr... = value, setattr(MOD, ...), MOD torch or
+   time (their aliases too).  */
+static void
+rule_timer_patch (struct scan *sc)
+{
+  for (size_t i = 0; i < sc->m.ntoks; i++)
+    {
+      bool attr = i > 0 && is_op (sc, i - 1, ".");
+
+      if (!is_name (sc, i) || attr)
+        continue;
+      if (starts_line (sc, i) && is_torch_or_time (sc, i)
+          && is_op (sc, i + 1, ".") && !token_is (sc, i + 2, "backends"))
+        {
+          size_t k = i + 1;
+
+          while (is_op (sc, k, ".") && is_name (sc, k + 1))
+            k += 2;
+          if (is_op (sc, k, "="))
+            set_flag (sc, F_TIMER, token (sc, i)->line, "assignment to %.*s",
+                      (int) (token (sc, k - 1)->end - token (sc, i)->start),
+                      token_text (sc, i));
+        }
+      if ((token_is (sc, i, "setattr") || token_is (sc, i, "delattr"))
+          && is_op (sc, i + 1, "(") && is_torch_or_time (sc, i + 2))
+        set_flag (sc, F_TIMER, token (sc, i)->line, "%.*s on a torch/time module",
+                  (int) token_len (sc, i), token_text (sc, i));
+    }
+}
+
+static void
+rule_torch_compute_in_forward (struct scan *sc)
+{
+  for (size_t r = 0; r < sc->nreached; r++)
+    for (size_t i = sc->reached[r].first; i < sc->reached[r].end; i++)
+      note_torch_compute (sc, i, sc->reached[r].first);
+  if (sc->torch_ev[0])
+    set_flag (sc, F_TORCH, sc->torch_line, "%s", sc->torch_ev);
+}
+
+/* The extension called inside try: with an except clause that does not
+   re-raise: a failed kernel falls back to something else.  */
+static void
+rule_try_fallback (struct scan *sc)
+{
+  for (size_t r = 0; r < sc->nreached; r++)
+    {
+      size_t end = sc->reached[r].end;
+
+      for (size_t i = sc->reached[r].first; i < end; i++)
+        {
+          size_t col, j;
+
+          if (!token_is (sc, i, "try") || !starts_line (sc, i))
+            continue;
+          col = column (sc, i);
+          j = block_after (sc, i, col, end);
+          if (!invokes (sc, i, j, false))
+            continue;
+          while (j < end && token_is (sc, j, "except") && column (sc, j) == col)
+            {
+              size_t next = block_after (sc, j, col, end);
+              bool raises = false;
+
+              /* A clause that re-raises (after logging or cleaning up)
+                 lets the failure through.  */
+              for (size_t k = j + 1; k < next && !raises; k++)
+                raises = token_is (sc, k, "raise");
+              if (!raises)
+                set_flag (sc, F_TRY, token (sc, j)->line,
+                          "the extension call is inside try: and the except "
+                          "clause does not re-raise");
+              j = next;
+            }
+        }
+    }
+}
+
+/* Every rule, once each, in flag order.  */
+static void
+apply_rules (struct scan *sc, const char *const *decoys)
+{
+  rule_cached_result (sc);
+  rule_dynamic_exec (sc);
+  rule_example_decoy (sc, decoys);
+  rule_inherits_reference (sc);
+  rule_introspection (sc);
+  rule_kernel_not_invoked (sc);
+  rule_kernel_not_launched (sc);
+  rule_lazy_output (sc);
+  rule_library_call (sc);
+  rule_no_cuda_kernel (sc);
+  rule_precision_downgrade (sc);
+  rule_side_stream (sc);
+  rule_thread_or_process (sc);
+  rule_timer_patch (sc);
+  rule_torch_compute_in_forward (sc);
+  rule_try_fallback (sc);
 }
 
 static void
 scan_free (struct scan *sc)
 {
-  struct strset *sets[] = {
-    &sc->kernels, &sc->launched, &sc->exported, &sc->invoked,
+  struct dice_strset *sets[] = {
+    &sc->invoked,
     &sc->ext_names, &sc->ext_attrs, &sc->ext_getters, &sc->fn_names,
     &sc->fn_names_to, &sc->fn_attrs, &sc->fn_attrs_to, &sc->functional,
     &sc->torch_mods, &sc->time_mods, &sc->layer_attrs
   };
 
   for (size_t i = 0; i < DICE_ARRAY_SIZE (sets); i++)
-    set_free (sets[i]);
-  for (size_t i = 0; i < sc->nfuncs; i++)
-    {
-      free (sc->funcs[i].name);
-      set_free (&sc->funcs[i].callees);
-    }
-  free (sc->funcs);
-  for (size_t i = 0; i < sc->nexports; i++)
-    {
-      free (sc->exports[i].name);
-      free (sc->exports[i].func);
-    }
-  free (sc->exports);
+    dice_strset_free (sets[i]);
+  dice_cxx_free (&sc->cxx);
   free (sc->reached);
   free (sc->methods);
+  free (sc->module_use);
   dice_pymod_free (&sc->m);
 }
 
@@ -2058,16 +1599,15 @@ dice_scan (const char *code, size_t len, const char *const *decoys)
       scan_sources (sc);
       find_extension (sc);
       find_reach (sc);
-      scan_module (sc);
-      scan_structure (sc);
-      scan_reached (sc);
+      find_invoked (sc);
+      classify_module (sc);
+      if (!sc->oom)
+        apply_rules (sc, decoys);
       if (sc->modelnew == NONE)
         snprintf (error, sizeof error, "line 1: no class ModelNew");
       else if (sc->nreached == 0)
         snprintf (error, sizeof error, "line %lu: ModelNew has no forward",
                   sc->m.stmts[sc->modelnew].line);
-      else
-        scan_extension_flags (sc, decoys);
       if (sc->oom)
         goto done;
     }
@@ -2089,10 +1629,10 @@ dice_scan (const char *code, size_t len, const char *const *decoys)
       }
   if (json_object_set_new (out, "flags", flags) != 0
       || json_object_set_new (out, "evidence", ev) != 0
-      || json_object_set_new (out, "kernels", set_json (&sc->kernels)) != 0
-      || json_object_set_new (out, "launched", set_json (&sc->launched)) != 0
-      || json_object_set_new (out, "exported", set_json (&sc->exported)) != 0
-      || json_object_set_new (out, "invoked", set_json (&sc->invoked)) != 0
+      || json_object_set_new (out, "kernels", dice_strset_json (&sc->cxx.kernels)) != 0
+      || json_object_set_new (out, "launched", dice_strset_json (&sc->cxx.launched)) != 0
+      || json_object_set_new (out, "exported", dice_strset_json (&sc->cxx.exported)) != 0
+      || json_object_set_new (out, "invoked", dice_strset_json (&sc->invoked)) != 0
       || json_object_set_new (out, "error", error[0] ? json_string (error)
                               : json_null ()) != 0)
     goto fail;
@@ -2109,26 +1649,17 @@ done:
 char **
 dice_scan_kernel_names (const char *text, size_t len)
 {
-  struct scan sc;
-  struct ctoks c = { NULL, 0, 0 };
+  struct dice_strset kernels = { NULL, 0, 0 };
   char **names;
 
-  memset (&sc, 0, sizeof sc);
-  if (c_tokenize (text, len, &c) != 0)
+  if (dice_cxx_kernel_names (text, len, &kernels) != 0
+      || (names = realloc (kernels.v, (kernels.n + 1) * sizeof *names))
+      == NULL)
     {
-      free (c.v);
+      dice_strset_free (&kernels);
       return NULL;
     }
-  c_kernels (&sc, &c, &sc.kernels);
-  free (c.v);
-  names = sc.oom ? NULL : realloc (sc.kernels.v, (sc.kernels.n + 1)
-                                   * sizeof *names);
-  if (names == NULL)
-    {
-      set_free (&sc.kernels);
-      return NULL;
-    }
-  names[sc.kernels.n] = NULL;
+  names[kernels.n] = NULL;
   return names;
 }
 

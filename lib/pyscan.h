@@ -1,6 +1,6 @@
 /* pyscan.h: the static half of dice-check's robust (deception) check.
    It reads a candidate module without running it (pymod's outline and
-   pylex's tokens for the Python, a small scanner for the C++/CUDA source
+   pylex's tokens for the Python, cxxscan's facts for the C++/CUDA source
    strings) and names what it finds as flags, each with one line of
    evidence; the dynamic half (what actually ran) is the harness's.  */
 #ifndef DICE_PYSCAN_H
