@@ -32,6 +32,7 @@ enum
   OPT_TOP_P,
   OPT_TOP_K,
   OPT_SEED,
+  OPT_INDEX_OFFSET,
   OPT_STOP,
   OPT_TIMEOUT,
   OPT_RETRIES,
@@ -61,6 +62,7 @@ static const struct option long_options[] = {
   {"top-p", required_argument, NULL, OPT_TOP_P},
   {"top-k", required_argument, NULL, OPT_TOP_K},
   {"seed", required_argument, NULL, OPT_SEED},
+  {"index-offset", required_argument, NULL, OPT_INDEX_OFFSET},
   {"stop", required_argument, NULL, OPT_STOP},
   {"option", required_argument, NULL, 'o'},
   {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -107,6 +109,9 @@ Backends (one of):\n\
 \n\
 Sampling:\n\
   -n, --samples=N        samples per prompt (default 1)\n\
+      --index-offset=K   number the samples K to K+N-1, not 0 to N-1, so\n\
+                           that runs on several nodes never collide\n\
+                           (default 0)\n\
       --model=NAME       the model to ask for (needed with --api)\n\
       --raw              send the prompt as is to /v1/completions, not as\n\
                            a chat message to /v1/chat/completions; with\n\
@@ -476,6 +481,10 @@ parse_options (struct sample_settings *s, int argc, char **argv)
       case OPT_TOP_K:           /* --top-k */
         s->top_k = dice_option_long ("top-k", optarg, -1, LONG_MAX);
         break;
+      case OPT_INDEX_OFFSET:    /* --index-offset */
+        s->index_offset = dice_option_long ("index-offset", optarg, 0,
+                                            DICE_SAMPLE_INDEX_MAX);
+        break;
       case OPT_SEED:            /* --seed */
         s->seed = dice_option_long ("seed", optarg, 0, LONG_MAX / 2);
         break;
@@ -606,7 +615,7 @@ plan_run (struct sample_run *run, int argc, char **argv, int first_arg)
       sample_replay_slots (run, i);
     else
       for (long k = 0; k < s->samples; k++)
-        sample_add_slot (run, i, k);
+        sample_add_slot (run, i, s->index_offset + k);
 }
 
 /* Free what RUN holds.  */

@@ -159,7 +159,7 @@ sample_replay_slots (struct sample_run *run, size_t i)
   if (s->samples_given || per == NULL)
     {
       for (long k = 0; k < s->samples; k++)
-        sample_add_slot (run, i, k);
+        sample_add_slot (run, i, run->s->index_offset + k);
       return;
     }
   found = xrealloc (NULL, (json_object_size (per) + 1) * sizeof *found);

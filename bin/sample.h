@@ -20,6 +20,10 @@ enum backend
   BACKEND_REPLAY
 };
 
+/* The largest --index-offset: with -n and --seed at their largest, every
+   index and seed (--seed plus the index) still fits in a long.  */
+#define DICE_SAMPLE_INDEX_MAX (LONG_MAX / 4)
+
 /* What the command line asked for; set once by main, read by all.  */
 struct sample_settings
 {
@@ -29,6 +33,7 @@ struct sample_settings
   bool raw;
   long samples;
   bool samples_given;
+  long index_offset;            /* the first sample's index */
   bool batch_n;
   long jobs;
   bool jobs_given;
