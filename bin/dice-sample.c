@@ -218,10 +218,7 @@ write_record (struct sample_run *run, const json_t *rec)
       return;
     }
   if (dice_jsonl_write (stdout, rec) != 0)
-    {
-      dice_error_errno (errno, "write error");
-      exit (DICE_EXIT_TROUBLE);
-    }
+    dice_stdout_failed (errno);
   if (dice_opts.unbuffered)
     fflush (stdout);
 }
