@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <math.h>
 
+#include "closeout.h"
 #include "jsonl.h"
 #include "msg.h"
 #include "options.h"
@@ -209,11 +210,15 @@ dice_jsonl_write (FILE *fp, const json_t *rec)
      real in it needs is exact for all of them.  */
   int digits = max_real_digits (rec, 1);
 
-  if (json_dumpf (rec, fp, JSON_COMPACT | JSON_REAL_PRECISION (digits)) != 0)
-    return -1;
-  if (putc ('\n', fp) == EOF)
-    return -1;
-  return ferror (fp) ? -1 : 0;
+  if (json_dumpf (rec, fp, JSON_COMPACT | JSON_REAL_PRECISION (digits)) != 0
+      || putc ('\n', fp) == EOF || ferror (fp))
+    {
+      /* The caller says "write error"; the exit handler must not again.  */
+      if (fp == stdout)
+        dice_stdout_failure_reported ();
+      return -1;
+    }
+  return 0;
 }
 
 double

@@ -59,7 +59,9 @@ json_t *dice_input_next (struct dice_jsonl_reader *r, int *status);
 
 /* Write REC to FP as one compact line.  Reals are written with the fewest
    digits that read back to the same double, so values pass through every
-   tool unchanged.  Returns 0, or -1 if the write failed.  */
+   tool unchanged.  Returns 0, or -1 if the write failed; a failed write
+   to stdout is the caller's to report, and dice_close_stdout then keeps
+   quiet about it (one error line, not two).  */
 int dice_jsonl_write (FILE *fp, const json_t *rec);
 
 /* The fewest significant digits (1 to 17) that print V with "%.*g" so

@@ -92,8 +92,26 @@ named_in (const char *entry, const char *const *list)
   return false;
 }
 
+/* Whether DROP says ENTRY's name (ENTRY is NAME=VALUE) is to go.  */
+static bool
+dropped (const char *entry, bool (*drop) (const char *name))
+{
+  size_t n = name_length (entry);
+  char name[256];
+
+  if (drop == NULL)
+    return false;
+  /* A name too long for the buffer is nobody's secret we know of, but
+     dropping it is the safe side.  */
+  if (n >= sizeof name)
+    return true;
+  memcpy (name, entry, n);
+  name[n] = '\0';
+  return drop (name);
+}
+
 char **
-dice_proc_env (const char *const *remove, const char *const *add)
+dice_proc_env (bool (*drop) (const char *name), const char *const *add)
 {
   size_t n = 0, nadd = 0, k = 0;
   char **env;
@@ -106,7 +124,7 @@ dice_proc_env (const char *const *remove, const char *const *add)
   if (env == NULL)
     return NULL;
   for (size_t i = 0; i < n; i++)
-    if (!named_in (environ[i], remove) && !named_in (environ[i], add))
+    if (!dropped (environ[i], drop) && !named_in (environ[i], add))
       if ((env[k++] = strdup (environ[i])) == NULL)
         goto fail;
   for (size_t i = 0; i < nadd; i++)

@@ -12,13 +12,14 @@
 #include <poll.h>
 #include <sys/types.h>
 
-/* A copy of the current environment without the variables named in
-   REMOVE (a NULL-terminated list, may be NULL) and with the NAME=VALUE
-   strings of ADD (NULL-terminated, may be NULL) set, replacing any
-   earlier value.  Returns a new NULL-terminated array for
-   dice_proc_spawn; free it with dice_proc_env_free.  NULL when out of
-   memory.  */
-char **dice_proc_env (const char *const *remove, const char *const *add);
+/* A copy of the current environment without the variables whose names
+   DROP (may be NULL) says to leave out, such as dice_secret_name of
+   lib/secrets.h, and with the NAME=VALUE strings of ADD (NULL-terminated,
+   may be NULL) set, replacing any earlier value.  Returns a new
+   NULL-terminated array for dice_proc_spawn; free it with
+   dice_proc_env_free.  NULL when out of memory.  */
+char **dice_proc_env (bool (*drop) (const char *name),
+                      const char *const *add);
 void dice_proc_env_free (char **env);
 
 /* A running child, its pipes, and its process group (= its pid).  */

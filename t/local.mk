@@ -50,6 +50,7 @@ shell_tests += \
 	t/t2500-sample-resume.t \
 	t/t2600-sample-local.t \
 	t/t2700-sample-bad-input.t \
+	t/t2800-sample-index-offset.t \
 	t/t2900-sample-local-decoder.t
 test_helpers += t/fake-openai.py t/fake-sampler.py t/sample-lib.sh \
 	t/sampler-tests.py

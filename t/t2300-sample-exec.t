@@ -32,6 +32,16 @@ test_expect_success 'DICE_SAMPLE_INDEX and DICE_SAMPLE_SEED; no API key' '
 	test_cmp expect actual
 '
 
+test_expect_success 'the command sees no variable that may hold a secret, by word or prefix' '
+	HF_TOKEN=hf-x GITHUB_TOKEN=gh-x AWS_REGION=r MY_PASSWORD=p \
+	SESSION_COOKIE=c HOMEDIR_OK=kept dice-sample \
+		--exec "env | sed -n \"/^\\(HF_\\|GITHUB_\\|AWS_\\|MY_PASS\\|SESSION_\\|HOMEDIR_\\)/p\" | sort" \
+		<in >out &&
+	jq -j .sample.text out >actual &&
+	echo HOMEDIR_OK=kept >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a command past --timeout is killed with its whole group' '
 	t0=$(date +%s) &&
 	test_expect_code 1 dice-sample --timeout 0.3 \

@@ -44,4 +44,33 @@ test_expect_success 'an input file that is not there: exit 2' '
 	grep "cannot open .no-such-file." err
 '
 
+test_expect_success 'a reader that leaves early (| head -1) ends it quietly' '
+	for i in $(seq 2000); do echo "{\"id\":\"L1/$i\",\"prompt\":{\"text\":\"x\"}}"; done >many &&
+	for jobs in 1 8; do
+		{ dice-sample -q -j $jobs --exec "echo ModelNew = 1" many 2>err; echo $? >rc; } |
+			head -n 1 >first &&
+		jq -e .sample first &&
+		test_must_be_empty err &&
+		test "$(cat rc)" = 141 || return 1
+	done
+'
+
+test_expect_success 'a full disk is one error line and exit 2' '
+	test_expect_code 2 dice-sample -q --exec "echo ModelNew = 1" many \
+		>/dev/full 2>err &&
+	echo "dice-sample: write error: No space left on device" >expect &&
+	test_cmp expect err &&
+	head -n 1 many >one &&
+	test_expect_code 2 dice-sample -q --exec "echo ModelNew = 1" one \
+		>/dev/full 2>err &&
+	test_cmp expect err
+'
+
+test_expect_success 'lib/jsonl: other tools that fail mid-stream say it once too' '
+	dice-sample -q --exec "echo ModelNew = 1" many >samples &&
+	test_expect_code 2 dice-split samples >/dev/full 2>err &&
+	echo "dice-split: write error: No space left on device" >expect &&
+	test_cmp expect err
+'
+
 test_done
