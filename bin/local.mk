@@ -14,7 +14,7 @@ bin_dice_sample_SOURCES = bin/dice-sample.c
 bin_dice_sample_LDADD = $(CLI_LIBS) $(LIBCURL_LIBS) -lm
 
 bin_PROGRAMS += bin/dice-score
-bin_dice_score_SOURCES = bin/dice-score.c
+bin_dice_score_SOURCES = bin/score-main.c
 bin_dice_score_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-split
