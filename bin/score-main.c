@@ -8,10 +8,12 @@
 #include <math.h>
 #include <stdarg.h>
 
+#include "cli.h"
 #include "closeout.h"
 #include "jsonl.h"
 #include "jsonpick.h"
 #include "msg.h"
+#include "numarg.h"
 #include "options.h"
 #include "progname.h"
 #include "record.h"
@@ -126,98 +128,86 @@ struct settings settings = {
 };
 
 
-/* A usage error: "invalid WHAT 'ARG' (EXPECTED)".  */
-static void
-bad_option (const char *what, const char *arg, const char *expected)
+/* A usage error in the one wording of lib/numarg.h:
+   "invalid --OPTION 'ARG' (EXPECTED)".  */
+static _Noreturn void
+bad_option (const char *option, const char *arg, const char *expected)
 {
-  dice_error ("invalid %s '%s' (%s)", what, arg, expected);
-  dice_try_help ();
-  exit (DICE_EXIT_TROUBLE);
+  char msg[512];
+
+  dice_invalid_value (msg, sizeof msg, option, arg, expected);
+  dice_die_usage ("%s", msg);
 }
 
 static void
-usage_error (const char *message)
+parse_k_list (struct settings *o, const char *arg)
 {
-  dice_error ("%s", message);
-  dice_try_help ();
-  exit (DICE_EXIT_TROUBLE);
-}
-
-/* Parse a number: all of ARG, finite.  */
-static bool
-parse_double (const char *arg, double *x)
-{
-  char *end;
-
-  errno = 0;
-  *x = strtod (arg, &end);
-  return end != arg && *end == '\0' && errno == 0 && isfinite (*x);
-}
-
-static void
-parse_k_list (const char *arg)
-{
+  static const char expected[] = "positive whole numbers separated by "
+    "commas, at most 16";
   const char *p = arg;
 
-  settings.nks = 0;
+  o->nks = 0;
   do
     {
-      char *end;
-      unsigned long k;
+      const char *end = p + strcspn (p, ",");
+      char number[32];
+      long k;
 
-      if (!isdigit ((unsigned char) *p) || settings.nks == MAX_LIST)
-        bad_option ("pass@k list", arg, "positive whole numbers separated "
-                    "by commas, at most 16");
-      errno = 0;
-      k = strtoul (p, &end, 10);
-      if (errno || k == 0 || k > 1000000 || (*end && *end != ','))
-        bad_option ("pass@k list", arg, "positive whole numbers separated "
-                    "by commas, at most 16");
-      settings.ks[settings.nks++] = k;
+      if (o->nks == MAX_LIST || (size_t) (end - p) >= sizeof number)
+        bad_option ("pass-at", arg, expected);
+      memcpy (number, p, (size_t) (end - p));
+      number[end - p] = '\0';
+      if (!isdigit ((unsigned char) number[0])
+          || !dice_parse_long (number, 1, 1000000, &k))
+        bad_option ("pass-at", arg, expected);
+      o->ks[o->nks++] = (unsigned long) k;
       p = *end ? end + 1 : end;
     }
   while (*p || p[-1] == ',');
 }
 
 static void
-parse_p_list (const char *arg)
+parse_p_list (struct settings *o, const char *arg)
 {
+  static const char expected[] = "numbers of 0 or more separated by "
+    "commas, at most 16";
   char *copy = xstrdup (arg), *save = NULL;
   size_t len = strlen (arg);
 
-  settings.nps = 0;
+  o->nps = 0;
   if (len == 0 || arg[0] == ',' || arg[len - 1] == ',' || strstr (arg, ",,"))
-    bad_option ("fast_p list", arg, "numbers of 0 or more separated by "
-                "commas, at most 16");
+    bad_option ("fast", arg, expected);
   for (char *tok = strtok_r (copy, ",", &save); tok;
        tok = strtok_r (NULL, ",", &save))
     {
       double p;
 
-      if (!parse_double (tok, &p) || p < 0 || settings.nps == MAX_LIST)
-        bad_option ("fast_p list", arg, "numbers of 0 or more separated "
-                    "by commas, at most 16");
-      settings.ps[settings.nps++] = p;
+      if (!dice_parse_double (tok, 0, HUGE_VAL, false, &p)
+          || o->nps == MAX_LIST)
+        bad_option ("fast", arg, expected);
+      o->ps[o->nps++] = p;
     }
   free (copy);
 }
 
+/* A reward weight: any finite number.  */
 static double
-parse_weight (const char *arg, const char *option)
+parse_weight (const char *option, const char *arg)
 {
   double x;
 
-  if (!parse_double (arg, &x))
+  if (!dice_parse_double (arg, -HUGE_VAL, HUGE_VAL, false, &x))
     bad_option (option, arg, "a number");
   return x;
 }
 
 static void
-set_format (enum format f)
+set_format (struct settings *o, enum format f)
 {
-  if (settings.format != FORMAT_TEXT && settings.format != f)
-    usage_error ("--json, --csv, --markdown and --latex exclude each other");
-  settings.format = f;
+  if (o->format != FORMAT_TEXT && o->format != f)
+    dice_die_usage ("--json, --csv, --markdown and --latex exclude each "
+                    "other");
+  o->format = f;
 }
 
 int
@@ -235,22 +225,22 @@ main (int argc, char **argv)
       switch (c)
         {
         case 'k':
-          parse_k_list (optarg);
+          parse_k_list (o, optarg);
           break;
         case 'p':
-          parse_p_list (optarg);
+          parse_p_list (o, optarg);
           break;
         case OPT_JSON:          /* --json */
-          set_format (FORMAT_JSON);
+          set_format (o, FORMAT_JSON);
           break;
         case OPT_CSV:           /* --csv */
-          set_format (FORMAT_CSV);
+          set_format (o, FORMAT_CSV);
           break;
         case OPT_MARKDOWN:      /* --markdown */
-          set_format (FORMAT_MARKDOWN);
+          set_format (o, FORMAT_MARKDOWN);
           break;
         case OPT_LATEX:         /* --latex */
-          set_format (FORMAT_LATEX);
+          set_format (o, FORMAT_LATEX);
           break;
         case OPT_ROWS_ONLY:     /* --rows-only */
           o->rows_only = true;
@@ -273,8 +263,8 @@ main (int argc, char **argv)
           o->svg_path = optarg;
           break;
         case OPT_SVG_MAX:       /* --svg-max */
-          if (!parse_double (optarg, &o->svg_max) || o->svg_max <= 0)
-            bad_option ("--svg-max", optarg, "a number above 0");
+          o->svg_max = dice_option_double ("svg-max", optarg, 0, HUGE_VAL,
+                                           true);
           break;
         case OPT_REWARDS:       /* --rewards */
           if (optarg == NULL || strcmp (optarg, "bic") == 0)
@@ -282,22 +272,22 @@ main (int argc, char **argv)
           else if (strcmp (optarg, "composite") == 0)
             o->rewards = REWARD_COMPOSITE;
           else
-            bad_option ("reward", optarg, "bic or composite");
+            bad_option ("rewards", optarg, "bic or composite");
           break;
         case OPT_COMPILE_WEIGHT:        /* --compile-weight */
-          o->compile_weight = parse_weight (optarg, "--compile-weight");
+          o->compile_weight = parse_weight ("compile-weight", optarg);
           reward_options = true;
           break;
         case OPT_CORRECT_WEIGHT:        /* --correct-weight */
-          o->correct_weight = parse_weight (optarg, "--correct-weight");
+          o->correct_weight = parse_weight ("correct-weight", optarg);
           reward_options = true;
           break;
         case OPT_SPEED_WEIGHT:  /* --speed-weight */
-          o->speed_weight = parse_weight (optarg, "--speed-weight");
+          o->speed_weight = parse_weight ("speed-weight", optarg);
           reward_options = true;
           break;
         case OPT_SPEEDUP_CAP:   /* --speedup-cap */
-          o->speedup_cap = parse_weight (optarg, "--speedup-cap");
+          o->speedup_cap = parse_weight ("speedup-cap", optarg);
           reward_options = true;
           break;
         case OPT_NORMALIZE:     /* --normalize */
@@ -320,15 +310,15 @@ main (int argc, char **argv)
         score_options = true;
     }
   if (o->rewards != REWARD_NONE && score_options)
-    usage_error ("--rewards writes records, not a summary: it takes no "
+    dice_die_usage ("--rewards writes records, not a summary: it takes no "
                  "summary options");
   if (o->rewards != REWARD_COMPOSITE && reward_options)
-    usage_error ("the reward weights and --normalize need "
+    dice_die_usage ("the reward weights and --normalize need "
                  "--rewards=composite");
   if (o->rows_only && o->format != FORMAT_LATEX)
-    usage_error ("--rows-only needs --latex");
+    dice_die_usage ("--rows-only needs --latex");
   if (o->per_problem && o->format == FORMAT_LATEX)
-    usage_error ("--per-problem cannot be a LaTeX table");
+    dice_die_usage ("--per-problem cannot be a LaTeX table");
 
   if (optind == argc)
     read_input ("-");

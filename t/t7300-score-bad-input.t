@@ -107,9 +107,9 @@ test_expect_success 'usage errors exit 2 with a hint' '
 		grep "^Try .dice-score --help. for more information.$" err || exit 1
 	done &&
 	test_expect_code 2 dice-score -k 0 one.jsonl 2>err &&
-	grep "^dice-score: invalid pass@k list .0. (positive whole numbers separated by commas, at most 16)$" err &&
+	grep "^dice-score: invalid --pass-at .0. (positive whole numbers separated by commas, at most 16)$" err &&
 	test_expect_code 2 dice-score -p 1,x one.jsonl 2>err &&
-	grep "^dice-score: invalid fast_p list .1,x. (numbers of 0 or more separated by commas, at most 16)$" err
+	grep "^dice-score: invalid --fast .1,x. (numbers of 0 or more separated by commas, at most 16)$" err
 '
 
 test_expect_success DEVFULL 'a full disk is trouble (exit 2)' '
