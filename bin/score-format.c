@@ -64,9 +64,9 @@ grid_transpose (struct grid *g)
 }
 
 static bool
-format_for_people (void)
+format_for_people (const struct settings *o)
 {
-  return settings.format == FORMAT_TEXT || settings.format == FORMAT_MARKDOWN;
+  return o->format == FORMAT_TEXT || o->format == FORMAT_MARKDOWN;
 }
 
 char *
@@ -78,21 +78,21 @@ cell_count (unsigned long n)
 /* A share: a percentage with one decimal for people, a fraction for
    programs; an empty or "-" cell when it is undefined.  */
 static char *
-cell_rate (double x)
+cell_rate (const struct settings *o, double x)
 {
   if (isnan (x))
-    return xstrdup (format_for_people () ? "-" : "");
-  if (format_for_people ())
+    return xstrdup (format_for_people (o) ? "-" : "");
+  if (format_for_people (o))
     return xasprintf ("%.1f%%", 100 * x);
   return xasprintf ("%.10g", x);
 }
 
 char *
-cell_speedup (double x)
+cell_speedup (const struct settings *o, double x)
 {
   if (isnan (x))
-    return xstrdup (format_for_people () ? "-" : "");
-  if (format_for_people ())
+    return xstrdup (format_for_people (o) ? "-" : "");
+  if (format_for_people (o))
     return xasprintf ("%.3f", x);
   return xasprintf ("%.10g", x);
 }
@@ -105,21 +105,21 @@ cell_level (long level)
 
 /* Column names for the metrics that depend on -k and -p.  */
 static char *
-pass_name (size_t k)
+pass_name (const struct settings *o, size_t k)
 {
-  return xasprintf ("pass@%lu", settings.ks[k]);
+  return xasprintf ("pass@%lu", o->ks[k]);
 }
 
 static char *
-fast_name (size_t j)
+fast_name (const struct settings *o, size_t j)
 {
-  return xasprintf ("fast_%g", settings.ps[j]);
+  return xasprintf ("fast_%g", o->ps[j]);
 }
 
 static char *
-fast_at_name (size_t j, size_t k)
+fast_at_name (const struct settings *o, size_t j, size_t k)
 {
-  return xasprintf ("fast_%g@%lu", settings.ps[j], settings.ks[k]);
+  return xasprintf ("fast_%g@%lu", o->ps[j], o->ks[k]);
 }
 
 
@@ -215,9 +215,9 @@ draw_csv (const struct grid *g)
 }
 
 void
-draw (const struct grid *g)
+draw (const struct settings *o, const struct grid *g)
 {
-  switch (settings.format)
+  switch (o->format)
     {
     case FORMAT_MARKDOWN:
       draw_markdown (g);
@@ -233,9 +233,8 @@ draw (const struct grid *g)
 
 /* The summary as a grid: a row per level and view.  */
 static struct grid
-summary_grid (const struct summary *s, size_t n)
+summary_grid (const struct settings *o, const struct summary *s, size_t n)
 {
-  const struct settings *o = &settings;
   struct grid g = { 0 };
   static const char *const lead[] = {
     "level", "view", "problems", "samples", "compile_rate", "deception_rate",
@@ -250,12 +249,12 @@ summary_grid (const struct summary *s, size_t n)
   for (size_t i = 0; i < DICE_ARRAY_SIZE (lead); i++)
     grid_add (&g, xstrdup (lead[i]));
   for (size_t k = 0; k < o->nks; k++)
-    grid_add (&g, pass_name (k));
+    grid_add (&g, pass_name (o, k));
   for (size_t j = 0; j < o->nps; j++)
-    grid_add (&g, fast_name (j));
+    grid_add (&g, fast_name (o, j));
   for (size_t j = 0; j < o->nps; j++)
     for (size_t k = 0; k < o->nks; k++)
-      grid_add (&g, fast_at_name (j, k));
+      grid_add (&g, fast_at_name (o, j, k));
   for (size_t i = 0; i < DICE_ARRAY_SIZE (tail); i++)
     grid_add (&g, xstrdup (tail[i]));
   g.cols = g.ncells;
@@ -273,17 +272,17 @@ summary_grid (const struct summary *s, size_t n)
         grid_add (&g, xstrdup (view_names[v]));
         grid_add (&g, cell_count (s[i].problems));
         grid_add (&g, cell_count (s[i].samples));
-        grid_add (&g, cell_rate (s[i].compile_rate));
-        grid_add (&g, cell_rate (s[i].deception_rate));
-        grid_add (&g, cell_rate (vs->exec));
+        grid_add (&g, cell_rate (o, s[i].compile_rate));
+        grid_add (&g, cell_rate (o, s[i].deception_rate));
+        grid_add (&g, cell_rate (o, vs->exec));
         for (size_t k = 0; k < o->nks; k++)
-          grid_add (&g, cell_rate (vs->pass[k]));
+          grid_add (&g, cell_rate (o, vs->pass[k]));
         for (size_t j = 0; j < o->nps; j++)
-          grid_add (&g, cell_rate (vs->fast[j]));
+          grid_add (&g, cell_rate (o, vs->fast[j]));
         for (size_t j = 0; j < o->nps; j++)
           for (size_t k = 0; k < o->nks; k++)
-            grid_add (&g, cell_rate (vs->fast_at[j][k]));
-        grid_add (&g, cell_speedup (vs->geomean));
+            grid_add (&g, cell_rate (o, vs->fast_at[j][k]));
+        grid_add (&g, cell_speedup (o, vs->geomean));
         grid_add (&g, cell_count (vs->timed));
         grid_add (&g, cell_count (s[i].bad_speedups));
       }
@@ -315,20 +314,20 @@ set_new_owned_key (json_t *obj, char *key, json_t *value)
 }
 
 static json_t *
-view_json (const struct view_summary *vs)
+view_json (const struct settings *o, const struct view_summary *vs)
 {
-  const struct settings *o = &settings;
   json_t *j = json_object ();
 
   set_new (j, "correct", json_integer (vs->correct));
   set_new (j, "exec", json_number_or_null (vs->exec));
   for (size_t k = 0; k < o->nks; k++)
-    set_new_owned_key (j, pass_name (k), json_number_or_null (vs->pass[k]));
+    set_new_owned_key (j, pass_name (o, k), json_number_or_null (vs->pass[k]));
   for (size_t j2 = 0; j2 < o->nps; j2++)
-    set_new_owned_key (j, fast_name (j2), json_number_or_null (vs->fast[j2]));
+    set_new_owned_key (j, fast_name (o, j2),
+                       json_number_or_null (vs->fast[j2]));
   for (size_t j2 = 0; j2 < o->nps; j2++)
     for (size_t k = 0; k < o->nks; k++)
-      set_new_owned_key (j, fast_at_name (j2, k),
+      set_new_owned_key (j, fast_at_name (o, j2, k),
                          json_number_or_null (vs->fast_at[j2][k]));
   set_new (j, "geomean_speedup", json_number_or_null (vs->geomean));
   set_new (j, "timed", json_integer (vs->timed));
@@ -343,9 +342,9 @@ write_json_line (const json_t *j)
 }
 
 void
-write_summary_json (const struct summary *s, size_t n)
+write_summary_json (const struct settings *o, const struct summary *s,
+                    size_t n)
 {
-  const struct settings *o = &settings;
   json_t *top = json_object (), *levels = json_array (), *ks = json_array (),
     *ps = json_array ();
 
@@ -375,7 +374,7 @@ write_summary_json (const struct summary *s, size_t n)
       set_new (l, "bad_speedups", json_integer (s[i].bad_speedups));
       for (int v = 0; v < NVIEWS; v++)
         if (o->views[v])
-          set_new (l, view_names[v], view_json (&s[i].view[v]));
+          set_new (l, view_names[v], view_json (o, &s[i].view[v]));
       json_array_append_new (levels, l);
     }
   set_new (top, "levels", levels);
@@ -419,9 +418,8 @@ latex_rate (double x)
 }
 
 void
-write_latex (const struct summary *s, size_t n)
+write_latex (const struct settings *o, const struct summary *s, size_t n)
 {
-  const struct settings *o = &settings;
   size_t nlevels = n - 1;       /* the per-level columns; not "all" */
   size_t per_level = 1 + o->nps;
   const char *label = o->label ? o->label : first_model ? first_model
@@ -472,18 +470,19 @@ write_latex (const struct summary *s, size_t n)
 /* The summary as a table: for people the levels and views are columns
    (metrics as rows); Markdown and CSV have a row per level and view.  */
 void
-write_summary_table (const struct summary *s, size_t n)
+write_summary_table (const struct settings *o, const struct summary *s,
+                     size_t n)
 {
-  struct grid g = summary_grid (s, n);
+  struct grid g = summary_grid (o, s, n);
 
-  if (settings.format == FORMAT_TEXT)
+  if (o->format == FORMAT_TEXT)
     {
       struct grid t = grid_transpose (&g);
 
-      draw (&t);
+      draw (o, &t);
       grid_free (&t);
     }
   else
-    draw (&g);
+    draw (o, &g);
   grid_free (&g);
 }

@@ -118,14 +118,6 @@ Input and output:\n", dice_program_name, dice_program_name);
 
 /* Options.  */
 
-struct settings settings = {
-  .ks = {1}, .nks = 1,
-  .ps = {1, 2}, .nps = 2,
-  .views = {true, true},
-  .svg_max = 4,
-  .compile_weight = 0.1, .correct_weight = 1, .speed_weight = 1,
-  .speedup_cap = 10,
-};
 
 
 /* A usage error in the one wording of lib/numarg.h:
@@ -210,9 +202,38 @@ set_format (struct settings *o, enum format f)
   o->format = f;
 }
 
+/* The summary in the format asked for, and the figure.  */
+static void
+write_summaries (const struct settings *o)
+{
+  size_t n;
+  struct summary *s = all_summaries (o, &n);
+
+  warn_about_bad_input (o, &s[n - 1]);
+  if (o->per_problem)
+    write_per_problem (o);
+  else if (o->format == FORMAT_JSON)
+    write_summary_json (o, s, n);
+  else if (o->format == FORMAT_LATEX)
+    write_latex (o, s, n);
+  else
+    write_summary_table (o, s, n);
+  if (o->svg_path)
+    write_svg (o, s, n);
+  free (s);
+}
+
 int
 main (int argc, char **argv)
 {
+  struct settings settings = {
+    .ks = {1}, .nks = 1,
+    .ps = {1, 2}, .nps = 2,
+    .views = {true, true},
+    .svg_max = 4,
+    .compile_weight = 0.1, .correct_weight = 1, .speed_weight = 1,
+    .speedup_cap = 10,
+  };
   struct settings *o = &settings;
   bool score_options = false, reward_options = false;
   int c;
@@ -321,9 +342,9 @@ main (int argc, char **argv)
     dice_die_usage ("--per-problem cannot be a LaTeX table");
 
   if (optind == argc)
-    read_input ("-");
+    read_input (o, "-");
   for (int i = optind; i < argc; i++)
-    read_input (argv[i]);
+    read_input (o, argv[i]);
 
   if (record_count == 0)
     {
@@ -331,26 +352,9 @@ main (int argc, char **argv)
       return DICE_EXIT_INPUT;
     }
   if (o->rewards != REWARD_NONE)
-    write_rewards ();
+    write_rewards (o);
   else
-    {
-      size_t n;
-      struct summary *s = all_summaries (&n);
-
-      warn_about_bad_input (&s[n - 1]);
-      if (o->per_problem)
-        write_per_problem ();
-      else if (o->format == FORMAT_JSON)
-        write_summary_json (s, n);
-      else if (o->format == FORMAT_LATEX)
-        write_latex (s, n);
-      else
-        write_summary_table (s, n);
-      if (o->svg_path)
-        write_svg (s, n);
-      free (s);
-    }
-
+    write_summaries (o);
   free_problems ();
   free_kept ();
   return exit_status;

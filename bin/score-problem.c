@@ -46,21 +46,22 @@ compare_problems (const void *a, const void *b)
 
 /* The view best and median speedups are taken in.  */
 enum view
-speed_view (void)
+speed_view (const struct settings *o)
 {
-  return settings.views[VIEW_ROBUST] ? VIEW_ROBUST : VIEW_PLAIN;
+  return o->views[VIEW_ROBUST] ? VIEW_ROBUST : VIEW_PLAIN;
 }
 
 /* The best and the median speedup of P's correct samples in the speed
    view; NaN when none was timed.  */
 static void
-problem_speedups (const struct problem *p, double *best, double *median)
+problem_speedups (const struct settings *o, const struct problem *p,
+                  double *best, double *median)
 {
   double *values = xcalloc (p->nspeeds + 1, sizeof *values);
   size_t n = 0;
 
   for (size_t i = 0; i < p->nspeeds; i++)
-    if (speed_in_view (&p->speeds[i], speed_view ()))
+    if (speed_in_view (&p->speeds[i], speed_view (o)))
       values[n++] = p->speeds[i].value;
   *median = dice_median (values, n);
   *best = n ? values[n - 1] : NAN;
@@ -68,7 +69,7 @@ problem_speedups (const struct problem *p, double *best, double *median)
 }
 
 void
-write_per_problem (void)
+write_per_problem (const struct settings *o)
 {
   static const char *const head[] = {
     "id", "level", "samples", "compiled", "correct", "deceptive"
@@ -76,7 +77,7 @@ write_per_problem (void)
   struct grid g = { 0 };
 
   qsort (problems, nproblems, sizeof *problems, compare_problems);
-  if (settings.format == FORMAT_JSON)
+  if (o->format == FORMAT_JSON)
     {
       for (size_t i = 0; i < nproblems; i++)
         {
@@ -84,9 +85,9 @@ write_per_problem (void)
           json_t *j = json_object (), *st = json_object ();
           double best, median;
 
-          problem_speedups (p, &best, &median);
-          if (settings.label)
-            set_new (j, "label", json_string (settings.label));
+          problem_speedups (o, p, &best, &median);
+          if (o->label)
+            set_new (j, "label", json_string (o->label));
           set_new (j, "id", json_string (p->id));
           set_new (j, "level", json_integer (p->level));
           set_new (j, "samples", json_integer (p->samples));
@@ -104,7 +105,7 @@ write_per_problem (void)
         }
       return;
     }
-  if (settings.label)
+  if (o->label)
     grid_add (&g, xstrdup ("label"));
   for (size_t i = 0; i < DICE_ARRAY_SIZE (head); i++)
     grid_add (&g, xstrdup (head[i]));
@@ -119,9 +120,9 @@ write_per_problem (void)
       const struct problem *p = problems[i];
       double best, median;
 
-      problem_speedups (p, &best, &median);
-      if (settings.label)
-        grid_add (&g, xstrdup (settings.label));
+      problem_speedups (o, p, &best, &median);
+      if (o->label)
+        grid_add (&g, xstrdup (o->label));
       grid_add (&g, xstrdup (p->id));
       grid_add (&g, cell_level (p->level));
       grid_add (&g, cell_count (p->samples));
@@ -131,10 +132,10 @@ write_per_problem (void)
       for (int s = ST_INCORRECT; s < NSTATUS; s++)
         grid_add (&g, cell_count (p->status[s]));
       grid_add (&g, cell_count (p->bad_speedups));
-      grid_add (&g, cell_speedup (best));
-      grid_add (&g, cell_speedup (median));
+      grid_add (&g, cell_speedup (o, best));
+      grid_add (&g, cell_speedup (o, median));
     }
-  draw (&g);
+  draw (o, &g);
   grid_free (&g);
 }
 

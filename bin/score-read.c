@@ -425,7 +425,7 @@ add_sample (const struct facts *f)
 }
 
 void
-read_input (const char *path)
+read_input (const struct settings *o, const char *path)
 {
   struct dice_jsonl_reader in;
   char *line;
@@ -448,7 +448,7 @@ read_input (const char *path)
           exit (DICE_EXIT_TROUBLE);
         }
       /* Picking writes into the line: keep it first.  */
-      if (settings.rewards != REWARD_NONE)
+      if (o->rewards != REWARD_NONE)
         offset = keep_text (line, len);
       picked = fields_from_line (line, len, fields, &compact);
       if (!picked)
@@ -463,7 +463,7 @@ read_input (const char *path)
       if (got == -1)
         {
           json_decref (rec);
-          if (settings.rewards != REWARD_NONE)
+          if (o->rewards != REWARD_NONE)
             unkeep_text (offset);
           dice_error_at (in.name, in.line, "%s", err);
           dice_input_problem (&exit_status);
@@ -471,8 +471,8 @@ read_input (const char *path)
         }
       record_count++;
       remember_model (&fields[F_MODEL]);
-      if (settings.rewards != REWARD_NONE)
-        keep_record (offset, len, picked && compact
+      if (o->rewards != REWARD_NONE)
+        keep_record (o, offset, len, picked && compact
                      && fields[F_REWARD].type == DICE_PICK_MISSING, &f);
       else
         add_sample (&f);

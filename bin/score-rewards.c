@@ -38,17 +38,17 @@ static struct dice_strmap group_map;
 static size_t ngroups;
 
 static double
-raw_reward (const struct facts *f)
+raw_reward (const struct settings *o, const struct facts *f)
 {
   double rc = robust_correct (f), speed;
 
-  if (settings.rewards == REWARD_BIC)
+  if (o->rewards == REWARD_BIC)
     return rc;
   speed = f->speed_kind == SPEED_VALID ? f->speedup : 0;
-  if (speed > settings.speedup_cap)
-    speed = settings.speedup_cap;
-  return settings.compile_weight * f->compiled + settings.correct_weight * rc
-    + settings.speed_weight * speed * rc;
+  if (speed > o->speedup_cap)
+    speed = o->speedup_cap;
+  return o->compile_weight * f->compiled + o->correct_weight * rc
+    + o->speed_weight * speed * rc;
 }
 
 /* Copy LINE to the kept text; returns its offset.  */
@@ -77,7 +77,8 @@ unkeep_text (size_t offset)
 }
 
 void
-keep_record (size_t offset, size_t len, bool splice, const struct facts *f)
+keep_record (const struct settings *o, size_t offset, size_t len,
+             bool splice, const struct facts *f)
 {
   struct dice_strmap_entry *e = dice_strmap_add (&group_map, f->id);
 
@@ -98,7 +99,7 @@ keep_record (size_t offset, size_t len, bool splice, const struct facts *f)
   kept[nkept].len = len;
   kept[nkept].splice = splice;
   kept[nkept].group = (size_t) e->value - 1;
-  kept[nkept].reward = raw_reward (f);
+  kept[nkept].reward = raw_reward (o, f);
   nkept++;
 }
 
@@ -153,12 +154,12 @@ write_rewritten (const char *line, size_t len, double r)
 }
 
 void
-write_rewards (void)
+write_rewards (const struct settings *o)
 {
   size_t *start = xcalloc (ngroups + 1, sizeof *start);
   size_t *fill = xcalloc (ngroups, sizeof *fill);
   double *values = xcalloc (nkept ? nkept : 1, sizeof *values);
-  bool normalize = settings.rewards == REWARD_BIC || settings.normalize;
+  bool normalize = o->rewards == REWARD_BIC || o->normalize;
 
   if (normalize)
     {

@@ -51,9 +51,8 @@ ratio (unsigned long num, unsigned long den)
 
 /* Summarise the problems of LEVEL (-1: all).  */
 static void
-summarise (long level, struct summary *s)
+summarise (const struct settings *o, long level, struct summary *s)
 {
-  const struct settings *o = &settings;
   double pass_sum[NVIEWS][MAX_LIST] = { {0} };
   double fast_at_sum[NVIEWS][MAX_LIST][MAX_LIST] = { { {0} } };
   unsigned long fast_count[NVIEWS][MAX_LIST] = { {0} };
@@ -149,22 +148,22 @@ distinct_levels (size_t *n)
 
 /* Summaries for each level and then all: a new array of *N.  */
 struct summary *
-all_summaries (size_t *n)
+all_summaries (const struct settings *o, size_t *n)
 {
   size_t nlevels;
   long *levels = distinct_levels (&nlevels);
   struct summary *s = xcalloc (nlevels + 1, sizeof *s);
 
   for (size_t i = 0; i < nlevels; i++)
-    summarise (levels[i], &s[i]);
-  summarise (-1, &s[nlevels]);
+    summarise (o, levels[i], &s[i]);
+  summarise (o, -1, &s[nlevels]);
   free (levels);
   *n = nlevels + 1;
   return s;
 }
 
 void
-warn_about_bad_input (const struct summary *all)
+warn_about_bad_input (const struct settings *o, const struct summary *all)
 {
   if (repeated_samples)
     dice_error ("%lu record%s repeated the id and sample.index of an earlier "
@@ -174,12 +173,12 @@ warn_about_bad_input (const struct summary *all)
     dice_error ("%lu sample%s had a speedup that is not a positive finite "
                 "number (null, NaN or infinite); never counted as fast",
                 all->bad_speedups, all->bad_speedups == 1 ? "" : "s");
-  for (size_t k = 0; k < settings.nks; k++)
+  for (size_t k = 0; k < o->nks; k++)
     if (isnan (all->view[VIEW_ROBUST].pass[k]))
       {
         dice_error ("pass@%lu needs at least %lu samples of each problem; "
-                    "left out for levels with fewer", settings.ks[k],
-                    settings.ks[k]);
+                    "left out for levels with fewer", o->ks[k],
+                    o->ks[k]);
       }
 }
 

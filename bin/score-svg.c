@@ -34,9 +34,9 @@ static const char *const svg_colours[] = {
 };
 
 static double
-svg_x (double p)
+svg_x (const struct settings *o, double p)
 {
-  return PLOT_LEFT + p / settings.svg_max * (PLOT_RIGHT - PLOT_LEFT);
+  return PLOT_LEFT + p / o->svg_max * (PLOT_RIGHT - PLOT_LEFT);
 }
 
 static double
@@ -48,7 +48,7 @@ svg_y (double share)
 /* The best speedup of each problem of LEVEL (-1: all) in the speed view,
    0 for a problem without one, sorted, into a new array of *N.  */
 static double *
-best_speedups (long level, size_t *n)
+best_speedups (const struct settings *o, long level, size_t *n)
 {
   double *best = xcalloc (nproblems + 1, sizeof *best);
   size_t m = 0;
@@ -61,7 +61,7 @@ best_speedups (long level, size_t *n)
       if (level >= 0 && p->level != level)
         continue;
       for (size_t s = 0; s < p->nspeeds; s++)
-        if (speed_in_view (&p->speeds[s], speed_view ())
+        if (speed_in_view (&p->speeds[s], speed_view (o))
             && p->speeds[s].value > b)
           b = p->speeds[s].value;
       best[m++] = b;
@@ -72,10 +72,11 @@ best_speedups (long level, size_t *n)
 }
 
 static void
-svg_curve (FILE *fp, long level, const char *colour, bool dashed)
+svg_curve (const struct settings *o, FILE *fp, long level,
+           const char *colour, bool dashed)
 {
   size_t n, above;
-  double *best = best_speedups (level, &n);
+  double *best = best_speedups (o, level, &n);
 
   /* BEST[i..n) are the problems faster than p = BEST[i-1].  */
   for (above = 0; above < n && best[above] <= 0; above++)
@@ -83,29 +84,30 @@ svg_curve (FILE *fp, long level, const char *colour, bool dashed)
   fprintf (fp, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s "
            "d=\"M%.2f,%.2f", colour,
            dashed ? " stroke-dasharray=\"4,2\"" : "",
-           svg_x (0), svg_y ((double) (n - above) / n));
-  while (above < n && best[above] < settings.svg_max)
+           svg_x (o, 0), svg_y ((double) (n - above) / n));
+  while (above < n && best[above] < o->svg_max)
     {
       double p = best[above];
 
       while (above < n && best[above] <= p)
         above++;
-      fprintf (fp, " H%.2f V%.2f", svg_x (p), svg_y ((double) (n - above) / n));
+      fprintf (fp, " H%.2f V%.2f", svg_x (o, p),
+               svg_y ((double) (n - above) / n));
     }
-  fprintf (fp, " H%.2f\"/>\n", svg_x (settings.svg_max));
+  fprintf (fp, " H%.2f\"/>\n", svg_x (o, o->svg_max));
   free (best);
 }
 
 void
-write_svg (const struct summary *s, size_t n)
+write_svg (const struct settings *o, const struct summary *s, size_t n)
 {
-  FILE *fp = fopen (settings.svg_path, "w");
+  FILE *fp = fopen (o->svg_path, "w");
   size_t nlevels = n - 1;
   size_t ncurves = nlevels > 1 ? n : nlevels;
 
   if (fp == NULL)
     {
-      dice_error_errno (errno, "cannot write '%s'", settings.svg_path);
+      dice_error_errno (errno, "cannot write '%s'", o->svg_path);
       exit (DICE_EXIT_TROUBLE);
     }
   fprintf (fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -115,27 +117,27 @@ write_svg (const struct summary *s, size_t n)
            "<title>fast_p against p (%s view)</title>\n"
            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
            SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH, SVG_HEIGHT,
-           view_names[speed_view ()]);
+           view_names[speed_view (o)]);
   /* Grid lines and tick labels: p in quarters of the range, fast_p in
      quarters of 100%.  */
   for (int i = 0; i <= 4; i++)
     {
-      double p = settings.svg_max * i / 4, y = svg_y (i / 4.0);
+      double p = o->svg_max * i / 4, y = svg_y (i / 4.0);
 
       fprintf (fp, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
-               "stroke=\"#dddddd\"/>\n", svg_x (p), PLOT_TOP, svg_x (p),
+               "stroke=\"#dddddd\"/>\n", svg_x (o, p), PLOT_TOP, svg_x (o, p),
                PLOT_BOTTOM);
       fprintf (fp, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%g"
-               "</text>\n", svg_x (p), PLOT_BOTTOM + 13, p);
+               "</text>\n", svg_x (o, p), PLOT_BOTTOM + 13, p);
       fprintf (fp, "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
                "stroke=\"#dddddd\"/>\n", PLOT_LEFT, y, PLOT_RIGHT, y);
       fprintf (fp, "<text x=\"%d\" y=\"%.2f\" text-anchor=\"end\">%d"
                "</text>\n", PLOT_LEFT - 4, y + 3.5, 25 * i);
     }
-  if (settings.svg_max > 1)
+  if (o->svg_max > 1)
     fprintf (fp, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
              "stroke=\"#888888\" stroke-dasharray=\"2,2\"/>\n",
-             svg_x (1), PLOT_TOP, svg_x (1), PLOT_BOTTOM);
+             svg_x (o, 1), PLOT_TOP, svg_x (o, 1), PLOT_BOTTOM);
   fprintf (fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
            "fill=\"none\" stroke=\"black\"/>\n", PLOT_LEFT, PLOT_TOP,
            PLOT_RIGHT - PLOT_LEFT, PLOT_BOTTOM - PLOT_TOP);
@@ -153,7 +155,7 @@ write_svg (const struct summary *s, size_t n)
         : svg_colours[i % DICE_ARRAY_SIZE (svg_colours)];
       int y = PLOT_TOP + 8 + 14 * (int) i;
 
-      svg_curve (fp, s[i].level, colour, all);
+      svg_curve (o, fp, s[i].level, colour, all);
       fprintf (fp, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                "stroke=\"%s\" stroke-width=\"1.5\"%s/>\n", PLOT_RIGHT + 8, y,
                PLOT_RIGHT + 26, y, colour,
@@ -168,7 +170,7 @@ write_svg (const struct summary *s, size_t n)
   fputs ("</svg>\n", fp);
   if (ferror (fp) | (fclose (fp) != 0))
     {
-      dice_error_errno (errno, "write error on '%s'", settings.svg_path);
+      dice_error_errno (errno, "write error on '%s'", o->svg_path);
       exit (DICE_EXIT_TROUBLE);
     }
 }

@@ -132,9 +132,8 @@ struct summary
   struct view_summary view[NVIEWS];
 };
 
-/* The state of one run: the settings from the options (score-main.c),
-   what reading found (score-read.c).  */
-extern struct settings settings;
+/* What reading found (score-read.c); the settings are main's, passed to
+   whatever needs them.  */
 extern int exit_status;
 extern unsigned long record_count, repeated_samples;
 extern char *first_model;       /* the default --label */
@@ -144,23 +143,24 @@ extern size_t nproblems;
 /* score-read.c */
 char *xasprintf (const char *fmt, ...) DICE_PRINTF (1, 2);
 bool robust_correct (const struct facts *f);
-void read_input (const char *path);
+void read_input (const struct settings *o, const char *path);
 void free_problems (void);
 
 /* score-rewards.c */
 size_t keep_text (const char *line, size_t len);
 void unkeep_text (size_t offset);
-void keep_record (size_t offset, size_t len, bool splice,
-                  const struct facts *f);
-void write_rewards (void);
+void keep_record (const struct settings *o, size_t offset, size_t len,
+                  bool splice, const struct facts *f);
+void write_rewards (const struct settings *o);
 _Noreturn void write_failed (void);
 void free_kept (void);
 
 /* score-summary.c */
 bool speed_in_view (const struct speed *s, enum view v);
 unsigned long correct_in_view (const struct problem *p, enum view v);
-struct summary *all_summaries (size_t *n);
-void warn_about_bad_input (const struct summary *all);
+struct summary *all_summaries (const struct settings *o, size_t *n);
+void warn_about_bad_input (const struct settings *o,
+                           const struct summary *all);
 
 /* score-format.c.  A grid of cells (row 0 the header) is drawn as aligned
    text, Markdown or CSV, so every format shows the same numbers.  */
@@ -172,22 +172,24 @@ struct grid
 
 void grid_add (struct grid *g, char *cell);
 void grid_free (struct grid *g);
-void draw (const struct grid *g);
+void draw (const struct settings *o, const struct grid *g);
 char *cell_count (unsigned long n);
-char *cell_speedup (double x);
+char *cell_speedup (const struct settings *o, double x);
 char *cell_level (long level);
 json_t *json_number_or_null (double x);
 void set_new (json_t *obj, const char *key, json_t *value);
 void write_json_line (const json_t *j);
-void write_summary_table (const struct summary *s, size_t n);
-void write_summary_json (const struct summary *s, size_t n);
-void write_latex (const struct summary *s, size_t n);
+void write_summary_table (const struct settings *o, const struct summary *s,
+                          size_t n);
+void write_summary_json (const struct settings *o, const struct summary *s,
+                         size_t n);
+void write_latex (const struct settings *o, const struct summary *s, size_t n);
 
 /* score-problem.c */
-enum view speed_view (void);
-void write_per_problem (void);
+enum view speed_view (const struct settings *o);
+void write_per_problem (const struct settings *o);
 
 /* score-svg.c */
-void write_svg (const struct summary *s, size_t n);
+void write_svg (const struct settings *o, const struct summary *s, size_t n);
 
 #endif
