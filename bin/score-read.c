@@ -63,6 +63,7 @@ enum field_id
   F_CHECK_CORRECT,
   F_CHECK_COMPILE_OK,
   F_DECEPTIVE,
+  F_TIME_DECEPTIVE,
   F_SPEEDUP,
   F_REWARD,                     /* only whether it is there */
   F_SAMPLE_INDEX,
@@ -72,7 +73,7 @@ enum field_id
 static const char *const field_paths[NFIELDS] = {
   "id", "problem.level", "sample.model", "compile.ok", "check.status",
   "check.correct", "check.compile.ok", "check.deception.deceptive",
-  "time.speedup", "reward", "sample.index"
+  "time.deception.deceptive", "time.speedup", "reward", "sample.index"
 };
 
 struct field
@@ -245,7 +246,7 @@ read_facts (const struct field *fields, struct facts *f, char *err,
 {
   const struct field *id = &fields[F_ID], *level = &fields[F_LEVEL];
   const struct field *status = &fields[F_CHECK_STATUS];
-  int correct, deceptive, compiled;
+  int correct, deceptive, time_deceptive, compiled;
 
   memset (f, 0, sizeof *f);
   if (absent (id))
@@ -284,7 +285,10 @@ read_facts (const struct field *fields, struct facts *f, char *err,
   if ((correct = boolean_field (&fields[F_CHECK_CORRECT], F_CHECK_CORRECT,
                                 err, errlen)) == -2
       || (deceptive = boolean_field (&fields[F_DECEPTIVE], F_DECEPTIVE,
-                                     err, errlen)) == -2)
+                                     err, errlen)) == -2
+      || (time_deceptive = boolean_field (&fields[F_TIME_DECEPTIVE],
+                                          F_TIME_DECEPTIVE, err,
+                                          errlen)) == -2)
     return false;
   if (!absent (status) && status->type != DICE_PICK_STRING)
     {
@@ -298,7 +302,9 @@ read_facts (const struct field *fields, struct facts *f, char *err,
   else
     f->status = ST_UNCHECKED;
   f->correct = correct >= 0 ? correct : f->status == ST_CORRECT;
-  f->deceptive = deceptive == 1;
+  /* Caught anywhere means deceptive: by the check's static and dynamic
+     analysis, or by the timing stage.  */
+  f->deceptive = deceptive == 1 || time_deceptive == 1;
 
   /* Whether it compiled: said by dice-compile, else by dice-check's own
      build, else implied by how far the check got.  */
