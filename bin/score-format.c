@@ -331,6 +331,7 @@ view_json (const struct settings *o, const struct view_summary *vs)
                          json_number_or_null (vs->fast_at[j2][k]));
   set_new (j, "geomean_speedup", json_number_or_null (vs->geomean));
   set_new (j, "timed", json_integer (vs->timed));
+  set_new (j, "untimed", json_integer (vs->untimed));
   return j;
 }
 

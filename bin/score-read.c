@@ -65,6 +65,8 @@ enum field_id
   F_DECEPTIVE,
   F_TIME_DECEPTIVE,
   F_SPEEDUP,
+  F_CONFIRMED_SPEEDUP,
+  F_TIME_SKIPPED,
   F_REWARD,                     /* only whether it is there */
   F_SAMPLE_INDEX,
   NFIELDS
@@ -73,7 +75,8 @@ enum field_id
 static const char *const field_paths[NFIELDS] = {
   "id", "problem.level", "sample.model", "compile.ok", "check.status",
   "check.correct", "check.compile.ok", "check.deception.deceptive",
-  "time.deception.deceptive", "time.speedup", "reward", "sample.index"
+  "time.deception.deceptive", "time.speedup", "time.confirmed_speedup",
+  "time.skipped", "reward", "sample.index"
 };
 
 struct field
@@ -200,8 +203,8 @@ level_from_id (const char *id)
    some writers spell NaN and Infinity, which JSON lacks); null is how
    others write them.  */
 static bool
-read_speedup (const struct field *v, struct facts *f, char *err,
-              size_t errlen)
+read_speedup (const struct field *v, const char *name, struct facts *f,
+              char *err, size_t errlen)
 {
   double x;
 
@@ -222,14 +225,14 @@ read_speedup (const struct field *v, struct facts *f, char *err,
       x = strtod (v->string, &end);
       if (end == v->string || *end)
         {
-          snprintf (err, errlen, "time.speedup is not a number: '%.40s'",
+          snprintf (err, errlen, "%s is not a number: '%.40s'", name,
                     v->string);
           return false;
         }
     }
   else
     {
-      snprintf (err, errlen, "time.speedup is not a number");
+      snprintf (err, errlen, "%s is not a number", name);
       return false;
     }
   f->speedup = x;
@@ -320,7 +323,16 @@ read_facts (const struct field *fields, struct facts *f, char *err,
       || f->status == ST_OOM || f->status == ST_CRASHED || f->correct;
   f->compiled = compiled;
 
-  return read_speedup (&fields[F_SPEEDUP], f, err, errlen);
+  /* A candidate that was not timed (dice-time skips deceptive ones) has
+     no speed to count: the views it is correct in cannot say how fast
+     their candidates are.  */
+  f->time_skipped = fields[F_TIME_SKIPPED].type == DICE_PICK_STRING;
+  /* dice-time --runs confirms a speedup in runs of their own: that one,
+     where there is one, is the speedup scored.  */
+  if (fields[F_CONFIRMED_SPEEDUP].type != DICE_PICK_MISSING)
+    return read_speedup (&fields[F_CONFIRMED_SPEEDUP],
+                         "time.confirmed_speedup", f, err, errlen);
+  return read_speedup (&fields[F_SPEEDUP], "time.speedup", f, err, errlen);
 }
 
 bool
@@ -414,6 +426,11 @@ add_sample (const struct facts *f)
     {
       p->correct++;
       p->deceptive += f->deceptive;
+    }
+  if (f->correct && f->time_skipped)
+    {
+      p->untimed++;
+      p->untimed_deceptive += f->deceptive;
     }
   if (f->speed_kind == SPEED_BAD)
     p->bad_speedups++;

@@ -81,6 +81,8 @@ summarise (const struct settings *o, long level, struct summary *s)
           unsigned long c = correct_in_view (p, v);
 
           s->view[v].correct += c;
+          s->view[v].untimed += v == VIEW_PLAIN ? p->untimed
+            : p->untimed - p->untimed_deceptive;
           s->view[v].solved += c > 0;
           for (size_t k = 0; k < o->nks; k++)
             if (o->ks[k] <= p->samples)
@@ -118,6 +120,18 @@ summarise (const struct settings *o, long level, struct summary *s)
               : fast_at_sum[v][j][k] / s->problems;
         }
       vs->geomean = dice_geomean_value (&geo[v]);
+      /* Untimed candidates would only make the speed figures lower than
+         they are: not available, rather than wrong.  */
+      if (vs->untimed)
+        {
+          for (size_t j = 0; j < o->nps; j++)
+            {
+              vs->fast[j] = NAN;
+              for (size_t k = 0; k < o->nks; k++)
+                vs->fast_at[j][k] = NAN;
+            }
+          vs->geomean = NAN;
+        }
     }
 }
 
@@ -165,6 +179,12 @@ all_summaries (const struct settings *o, size_t *n)
 void
 warn_about_bad_input (const struct settings *o, const struct summary *all)
 {
+  for (int v = 0; v < NVIEWS; v++)
+    if (o->views[v] && all->view[v].untimed)
+      dice_error ("%lu sample%s correct in the %s view %s not "
+                  "timed: its speed figures are not available",
+                  all->view[v].untimed, all->view[v].untimed == 1 ? "" : "s",
+                  view_names[v], all->view[v].untimed == 1 ? "was" : "were");
   if (repeated_samples)
     dice_error ("%lu record%s repeated the id and sample.index of an earlier "
                 "one; only the first of each was scored", repeated_samples,

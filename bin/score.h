@@ -38,6 +38,7 @@ struct facts
   long long index;              /* sample.index, -1 when there is none */
   long level;
   bool compiled, correct, deceptive;
+  bool time_skipped;             /* dice-time did not time it */
   enum status status;
   enum speed_kind speed_kind;
   double speedup;
@@ -55,6 +56,7 @@ struct problem
   const char *id;               /* the map's copy */
   long level;
   unsigned long samples, compiled, correct, deceptive, bad_speedups;
+  unsigned long untimed, untimed_deceptive;     /* correct, not timed */
   unsigned long status[NSTATUS];
   struct speed *speeds;
   size_t nspeeds, speeds_cap;
@@ -116,6 +118,7 @@ struct view_summary
   unsigned long correct;        /* samples correct in this view */
   unsigned long solved;         /* problems with such a sample */
   unsigned long timed;          /* correct samples with a valid speedup */
+  unsigned long untimed;        /* correct samples dice-time skipped */
   double exec;
   double pass[MAX_LIST];        /* per k; NaN when a problem has < k samples */
   double fast[MAX_LIST];        /* per p */

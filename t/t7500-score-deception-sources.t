@@ -65,4 +65,44 @@ test_expect_success 'time.deception.deceptive that is not a boolean is bad input
 	grep "^dice-score:bad.jsonl:1: time.deception.deceptive " err
 '
 
+# dice-time skips deceptive candidates: in the plain view they are correct
+# but have no speed, so its speed figures are not available (null), never
+# lower; the robust view, where they are not correct, keeps its figures.
+test_expect_success 'a correct sample dice-time skipped: speed figures not available' '
+	cat >skipped.jsonl <<-\EOF &&
+	{"id":"L1/1_A","sample":{"index":0},"check":{"status":"correct","deception":{"deceptive":false}},"time":{"speedup":2.5}}
+	{"id":"L1/1_A","sample":{"index":1},"check":{"status":"correct","deception":{"deceptive":true}},"time":{"skipped":"deceptive"}}
+	EOF
+	dice-score --json skipped.jsonl >out.json 2>err &&
+	jq -c ".levels[0] | [.robust.untimed, .robust.fast_1, .robust[\"fast_1@1\"], .robust.geomean_speedup, .plain.untimed, .plain.fast_1, .plain[\"fast_1@1\"], .plain.geomean_speedup, .plain.exec]" out.json >actual &&
+	echo "[0,1,0.5,2.5,1,null,null,null,1]" >expect &&
+	test_cmp expect actual &&
+	grep "^dice-score: 1 sample correct in the plain view was not timed: its speed figures are not available$" err &&
+	! grep robust err &&
+	dice-score --view robust skipped.jsonl >out 2>err &&
+	test_must_be_empty err &&
+	dice-score skipped.jsonl >out 2>/dev/null &&
+	grep "^geomean_speedup *2.500 *- *2.500 *-$" out
+'
+
+# dice-time --runs confirms a speedup in runs of its own: where it is
+# there, it is the speedup scored (2.5 is fast_2; the first run's 0.9 is
+# not; a confirmed 0.8 undoes a first run's 3).
+test_expect_success 'time.confirmed_speedup is scored in place of time.speedup' '
+	cat >confirmed.jsonl <<-\EOF &&
+	{"id":"L1/1_A","sample":{"index":0},"check":{"status":"correct"},"time":{"speedup":0.9,"confirmed_speedup":2.5}}
+	{"id":"L1/1_A","sample":{"index":1},"check":{"status":"correct"},"time":{"speedup":3,"confirmed_speedup":0.8}}
+	{"id":"L1/2_B","sample":{"index":0},"check":{"status":"correct"},"time":{"speedup":4}}
+	EOF
+	dice-score --json confirmed.jsonl >out.json &&
+	jq -c ".levels[0].robust | [.fast_1, .fast_2, .[\"fast_2@1\"], (.geomean_speedup * 1000 | round)]" out.json >actual &&
+	# fast_2: A (2.5) and B (4): 2/2; fast_2@1: (1/2 + 1) / 2 = 0.75;
+	# geomean (2.5 * 0.8 * 4)^(1/3) = 8^(1/3) = 2
+	echo "[1,1,0.75,2000]" >expect &&
+	test_cmp expect actual &&
+	echo "{\"id\":\"L1/1_A\",\"check\":{\"status\":\"correct\"},\"time\":{\"confirmed_speedup\":\"x\"}}" >bad.jsonl &&
+	test_expect_code 1 dice-score bad.jsonl >out 2>err &&
+	grep "^dice-score:bad.jsonl:1: time.confirmed_speedup is not a number" err
+'
+
 test_done
