@@ -351,6 +351,14 @@ main (int argc, char **argv)
       dice_error ("no records");
       return DICE_EXIT_INPUT;
     }
+  /* Records that never went through dice-check would make a table of
+     zeros, or rewards of 0, that look like results: a pipeline mistake.  */
+  if (checked_count == 0)
+    {
+      dice_error ("no record has been checked (no check.status or "
+                  "check.correct): run dice-check first");
+      return DICE_EXIT_INPUT;
+    }
   if (o->rewards != REWARD_NONE)
     write_rewards (o);
   else

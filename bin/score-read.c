@@ -22,7 +22,7 @@ const char *const status_names[NSTATUS] = {
 };
 
 int exit_status = DICE_EXIT_OK;
-unsigned long record_count;
+unsigned long record_count, checked_count;
 char *first_model;
 
 static struct dice_strmap problem_map;
@@ -493,6 +493,7 @@ read_input (const struct settings *o, const char *path)
           continue;
         }
       record_count++;
+      checked_count += f.status != ST_UNCHECKED;
       remember_model (&fields[F_MODEL]);
       if (o->rewards != REWARD_NONE)
         keep_record (o, offset, len, picked && compact

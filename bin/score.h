@@ -138,7 +138,7 @@ struct summary
 /* What reading found (score-read.c); the settings are main's, passed to
    whatever needs them.  */
 extern int exit_status;
-extern unsigned long record_count, repeated_samples;
+extern unsigned long record_count, checked_count, repeated_samples;
 extern char *first_model;       /* the default --label */
 extern struct problem **problems;
 extern size_t nproblems;
