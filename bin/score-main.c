@@ -210,7 +210,10 @@ write_summaries (const struct settings *o)
   struct summary *s = all_summaries (o, &n);
 
   warn_about_bad_input (o, &s[n - 1]);
-  if (o->per_problem)
+  /* "--svg -" puts the figure where the summary would go.  */
+  if (o->svg_path && strcmp (o->svg_path, "-") == 0)
+    ;
+  else if (o->per_problem)
     write_per_problem (o);
   else if (o->format == FORMAT_JSON)
     write_summary_json (o, s, n);

@@ -13,6 +13,7 @@
 #include "stats.h"
 #include "strmap.h"
 #include "xalloc.h"
+#include "outfile.h"
 #include "score.h"
 
 /* The fast_p curve as an SVG figure.  fast_p is a step function of p: the
@@ -101,15 +102,17 @@ svg_curve (const struct settings *o, FILE *fp, long level,
 void
 write_svg (const struct settings *o, const struct summary *s, size_t n)
 {
-  FILE *fp = fopen (o->svg_path, "w");
+  struct dice_outfile out;
+  FILE *fp;
   size_t nlevels = n - 1;
   size_t ncurves = nlevels > 1 ? n : nlevels;
 
-  if (fp == NULL)
+  if (!dice_outfile_open (&out, o->svg_path))
     {
       dice_error_errno (errno, "cannot write '%s'", o->svg_path);
       exit (DICE_EXIT_TROUBLE);
     }
+  fp = out.fp;
   fprintf (fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -168,7 +171,7 @@ write_svg (const struct settings *o, const struct summary *s, size_t n)
                  PLOT_RIGHT + 30, y + 3, s[i].level);
     }
   fputs ("</svg>\n", fp);
-  if (ferror (fp) | (fclose (fp) != 0))
+  if (!dice_outfile_commit (&out))
     {
       dice_error_errno (errno, "write error on '%s'", o->svg_path);
       exit (DICE_EXIT_TROUBLE);
