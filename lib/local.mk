@@ -14,6 +14,7 @@ lib_libdice_a_SOURCES = \
 	lib/fileio.c lib/fileio.h \
 	lib/jsonl.c lib/jsonl.h \
 	lib/msg.c lib/msg.h \
+	lib/outfile.c lib/outfile.h \
 	lib/numarg.c lib/numarg.h \
 	lib/options.c lib/options.h \
 	lib/progname.c lib/progname.h \

@@ -91,7 +91,8 @@ shell_tests += \
 	t/t7100-score-formats.t \
 	t/t7200-score-rewards.t \
 	t/t7300-score-bad-input.t \
-	t/t7400-score-pass-at-k.t
+	t/t7400-score-pass-at-k.t \
+	t/t7500-score-deception-sources.t
 
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t

@@ -213,7 +213,7 @@ test_expect_success 'a repeated id and sample.index counts once' '
 	dice-score twice.jsonl >out 2>err &&
 	test_cmp expect.text out &&
 	grep "^dice-score: 8 records repeated the id and sample.index of an earlier one; only the first of each was scored$" err &&
-	printf "%s\n" "{\"id\":\"L3/1_Z\"}" "{\"id\":\"L3/1_Z\"}" >noindex.jsonl &&
+	printf "%s\n" "{\"id\":\"L3/1_Z\",\"check\":{\"correct\":false}}" "{\"id\":\"L3/1_Z\",\"check\":{\"correct\":false}}" >noindex.jsonl &&
 	dice-score noindex.jsonl >out 2>err &&
 	grep "^samples  *2  *2  *2  *2$" out &&
 	test_must_be_empty err

@@ -226,4 +226,28 @@ test_expect_success 'an unwritable --svg file is trouble (exit 2)' '
 	grep "^dice-score: cannot write .no/such/dir/plot.svg.: " err
 '
 
+test_expect_success '--svg - writes the figure to standard output, in place of the summary' '
+	mkdir svgout &&
+	(cd svgout && dice-score --svg - ../fixture.jsonl >../stdout.svg) &&
+	ls -A svgout >actual &&
+	test_must_be_empty actual &&
+	head -n 1 stdout.svg >actual &&
+	echo "<?xml version=\"1.0\" encoding=\"UTF-8\"?>" >expect &&
+	test_cmp expect actual &&
+	tail -n 1 stdout.svg >actual &&
+	echo "</svg>" >expect &&
+	test_cmp expect actual &&
+	! grep "^level" stdout.svg
+'
+
+test_expect_success '--svg FILE replaces FILE whole and leaves no temporary file' '
+	mkdir svgdir &&
+	echo old >svgdir/plot.svg &&
+	dice-score --svg svgdir/plot.svg fixture.jsonl >/dev/null &&
+	ls -A svgdir >actual &&
+	echo plot.svg >expect &&
+	test_cmp expect actual &&
+	test_cmp stdout.svg svgdir/plot.svg
+'
+
 test_done

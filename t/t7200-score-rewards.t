@@ -113,7 +113,7 @@ test_expect_success 'reward options are usage errors where they do not apply' '
 	grep "need --rewards=composite" err &&
 	test_expect_code 2 dice-score --normalize samples.jsonl 2>err &&
 	test_expect_code 2 dice-score --rewards=best samples.jsonl 2>err &&
-	grep "^dice-score: invalid reward .best. (bic or composite)$" err &&
+	grep "^dice-score: invalid --rewards .best. (bic or composite)$" err &&
 	test_expect_code 2 dice-score --rewards=composite --speedup-cap x samples.jsonl 2>err &&
 	grep "^dice-score: invalid --speedup-cap .x. (a number)$" err
 '

@@ -98,7 +98,7 @@ test_expect_success 'a directory is a read error (exit 2)' '
 '
 
 test_expect_success 'usage errors exit 2 with a hint' '
-	echo "{\"id\":\"x\"}" >one.jsonl &&
+	echo "{\"id\":\"x\",\"check\":{\"status\":\"incorrect\"}}" >one.jsonl &&
 	for args in "-k 0" "-k 1,,2" "-k x" "-k 1," "-p -1" "-p 1,x" "-p ,1" "-p nan" \
 		"--view all" "--svg-max 0" "--json --csv" "--rows-only" \
 		"--latex --per-problem" "-k 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"; do
@@ -107,9 +107,9 @@ test_expect_success 'usage errors exit 2 with a hint' '
 		grep "^Try .dice-score --help. for more information.$" err || exit 1
 	done &&
 	test_expect_code 2 dice-score -k 0 one.jsonl 2>err &&
-	grep "^dice-score: invalid pass@k list .0. (positive whole numbers separated by commas, at most 16)$" err &&
+	grep "^dice-score: invalid --pass-at .0. (positive whole numbers separated by commas, at most 16)$" err &&
 	test_expect_code 2 dice-score -p 1,x one.jsonl 2>err &&
-	grep "^dice-score: invalid fast_p list .1,x. (numbers of 0 or more separated by commas, at most 16)$" err
+	grep "^dice-score: invalid --fast .1,x. (numbers of 0 or more separated by commas, at most 16)$" err
 '
 
 test_expect_success DEVFULL 'a full disk is trouble (exit 2)' '
@@ -117,6 +117,19 @@ test_expect_success DEVFULL 'a full disk is trouble (exit 2)' '
 	grep "^dice-score: write error" err &&
 	test_expect_code 2 dice-score --rewards one.jsonl >/dev/full 2>err &&
 	grep "^dice-score: write error" err
+'
+
+test_expect_success 'records never checked are an input error, not a table of zeros' '
+	printf "%s\n" "{\"id\":\"L1/1_A\",\"compile\":{\"ok\":true},\"time\":{\"speedup\":2}}" \
+		"{\"id\":\"L1/2_B\",\"check\":{\"deception\":null}}" >unchecked.jsonl &&
+	test_expect_code 1 dice-score unchecked.jsonl >out 2>err &&
+	test_must_be_empty out &&
+	grep "^dice-score: no record has been checked (no check.status or check.correct): run dice-check first$" err &&
+	test_expect_code 1 dice-score --rewards unchecked.jsonl >out 2>err &&
+	test_must_be_empty out &&
+	grep "^dice-score: no record has been checked" err &&
+	echo "{\"id\":\"L1/3_C\",\"check\":{\"status\":\"compile_error\"}}" >checked.jsonl &&
+	dice-score unchecked.jsonl checked.jsonl >out 2>err
 '
 
 test_done

@@ -1,0 +1,520 @@
+/* score-read.c: dice-score reading records into the facts scoring uses,
+   and gathering them per problem.  */
+#include "system.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+
+#include "jsonl.h"
+#include "jsonpick.h"
+#include "msg.h"
+#include "options.h"
+#include "record.h"
+#include "stats.h"
+#include "strmap.h"
+#include "xalloc.h"
+#include "score.h"
+
+const char *const status_names[NSTATUS] = {
+  "correct", "incorrect", "compile_error", "runtime_error", "timeout",
+  "oom", "crashed", "no_code", "other", "unchecked"
+};
+
+int exit_status = DICE_EXIT_OK;
+unsigned long record_count, checked_count;
+char *first_model;
+
+static struct dice_strmap problem_map;
+struct problem **problems;
+size_t nproblems;
+static size_t problems_cap;
+
+
+char *
+xasprintf (const char *fmt, ...)
+{
+  va_list ap;
+  char *s;
+  int n;
+
+  va_start (ap, fmt);
+  n = vasprintf (&s, fmt, ap);
+  va_end (ap);
+  if (n < 0)
+    {
+      dice_error ("memory exhausted");
+      exit (DICE_EXIT_TROUBLE);
+    }
+  return s;
+}
+
+/* Reading records.  The fields scoring uses are read either from a
+   Jansson record or, much faster, picked out of the line's text by
+   dice_jsonpick; both give the same fields, so one function judges them.  */
+
+enum field_id
+{
+  F_ID,
+  F_LEVEL,
+  F_MODEL,
+  F_COMPILE_OK,
+  F_CHECK_STATUS,
+  F_CHECK_CORRECT,
+  F_CHECK_COMPILE_OK,
+  F_DECEPTIVE,
+  F_TIME_DECEPTIVE,
+  F_SPEEDUP,
+  F_CONFIRMED_SPEEDUP,
+  F_TIME_SKIPPED,
+  F_REWARD,                     /* only whether it is there */
+  F_SAMPLE_INDEX,
+  NFIELDS
+};
+
+static const char *const field_paths[NFIELDS] = {
+  "id", "problem.level", "sample.model", "compile.ok", "check.status",
+  "check.correct", "check.compile.ok", "check.deception.deceptive",
+  "time.deception.deceptive", "time.speedup", "time.confirmed_speedup",
+  "time.skipped", "reward", "sample.index"
+};
+
+struct field
+{
+  enum dice_pick_type type;
+  const char *string;           /* for DICE_PICK_STRING */
+  long long integer;            /* for DICE_PICK_INTEGER */
+  double number;                /* for DICE_PICK_INTEGER and _REAL */
+};
+
+static void
+fields_from_record (const json_t *rec, struct field *fields)
+{
+  for (int i = 0; i < NFIELDS; i++)
+    {
+      json_t *v = dice_record_get (rec, field_paths[i]);
+      struct field *f = &fields[i];
+
+      memset (f, 0, sizeof *f);
+      switch (v ? json_typeof (v) : JSON_NULL)
+        {
+        case JSON_OBJECT: f->type = DICE_PICK_OBJECT; break;
+        case JSON_ARRAY: f->type = DICE_PICK_ARRAY; break;
+        case JSON_TRUE: f->type = DICE_PICK_TRUE; break;
+        case JSON_FALSE: f->type = DICE_PICK_FALSE; break;
+        case JSON_STRING:
+          f->type = DICE_PICK_STRING;
+          f->string = json_string_value (v);
+          break;
+        case JSON_INTEGER:
+          f->type = DICE_PICK_INTEGER;
+          f->integer = json_integer_value (v);
+          f->number = (double) f->integer;
+          break;
+        case JSON_REAL:
+          f->type = DICE_PICK_REAL;
+          f->number = json_real_value (v);
+          break;
+        default:
+          f->type = v ? DICE_PICK_NULL : DICE_PICK_MISSING;
+        }
+    }
+}
+
+/* Pick the fields out of LINE; false when dice_jsonpick is not sure and
+   the line must go to Jansson.  Picked strings are terminated in LINE.
+   *COMPACT says whether the line is a compact object.  */
+static bool
+fields_from_line (char *line, size_t len, struct field *fields,
+                  bool *compact)
+{
+  struct dice_pick picks[NFIELDS];
+
+  for (int i = 0; i < NFIELDS; i++)
+    picks[i].path = field_paths[i];
+  if (!dice_jsonpick (line, len, picks, NFIELDS, compact))
+    return false;
+  for (int i = 0; i < NFIELDS; i++)
+    {
+      struct field *f = &fields[i];
+      char *start = (char *) picks[i].start;
+
+      memset (f, 0, sizeof *f);
+      f->type = picks[i].type;
+      if (f->type == DICE_PICK_STRING)
+        {
+          start[picks[i].len] = '\0';
+          f->string = start;
+        }
+      else if (f->type == DICE_PICK_INTEGER)
+        {
+          f->integer = strtoll (start, NULL, 10);
+          f->number = (double) f->integer;
+        }
+      else if (f->type == DICE_PICK_REAL)
+        f->number = strtod (start, NULL);
+    }
+  return true;
+}
+
+static bool
+absent (const struct field *f)
+{
+  return f->type == DICE_PICK_MISSING || f->type == DICE_PICK_NULL;
+}
+
+/* The boolean field F: 1 or 0, -1 when absent or null; -2 (with ERR
+   saying why) for any other type.  */
+static int
+boolean_field (const struct field *f, enum field_id which, char *err,
+               size_t errlen)
+{
+  if (absent (f))
+    return -1;
+  if (f->type == DICE_PICK_TRUE || f->type == DICE_PICK_FALSE)
+    return f->type == DICE_PICK_TRUE;
+  snprintf (err, errlen, "%s is not a boolean", field_paths[which]);
+  return -2;
+}
+
+static enum status
+status_of (const char *name)
+{
+  for (int s = 0; s < ST_OTHER; s++)
+    if (strcmp (status_names[s], name) == 0)
+      return s;
+  return ST_OTHER;
+}
+
+/* The level in an id of the form "L<digits>/...", or 0.  */
+static long
+level_from_id (const char *id)
+{
+  char *end;
+  long level;
+
+  if ((id[0] != 'L' && id[0] != 'l') || !isdigit ((unsigned char) id[1]))
+    return 0;
+  level = strtol (id + 1, &end, 10);
+  return *end == '/' && level > 0 ? level : 0;
+}
+
+/* Read time.speedup into F.  Numbers may also arrive as strings (how
+   some writers spell NaN and Infinity, which JSON lacks); null is how
+   others write them.  */
+static bool
+read_speedup (const struct field *v, const char *name, struct facts *f,
+              char *err, size_t errlen)
+{
+  double x;
+
+  f->speed_kind = SPEED_NONE;
+  if (v->type == DICE_PICK_MISSING)
+    return true;
+  if (v->type == DICE_PICK_NULL)
+    {
+      f->speed_kind = SPEED_BAD;
+      return true;
+    }
+  if (v->type == DICE_PICK_INTEGER || v->type == DICE_PICK_REAL)
+    x = v->number;
+  else if (v->type == DICE_PICK_STRING)
+    {
+      char *end;
+
+      x = strtod (v->string, &end);
+      if (end == v->string || *end)
+        {
+          snprintf (err, errlen, "%s is not a number: '%.40s'", name,
+                    v->string);
+          return false;
+        }
+    }
+  else
+    {
+      snprintf (err, errlen, "%s is not a number", name);
+      return false;
+    }
+  f->speedup = x;
+  f->speed_kind = isfinite (x) && x > 0 ? SPEED_VALID : SPEED_BAD;
+  return true;
+}
+
+/* Judge the FIELDS of a record into F (F->id borrows from FIELDS).
+   Missing fields have their documented meaning; a field of the wrong
+   type makes the record bad (false, ERR says why).  */
+static bool
+read_facts (const struct field *fields, struct facts *f, char *err,
+            size_t errlen)
+{
+  const struct field *id = &fields[F_ID], *level = &fields[F_LEVEL];
+  const struct field *status = &fields[F_CHECK_STATUS];
+  int correct, deceptive, time_deceptive, compiled;
+
+  memset (f, 0, sizeof *f);
+  if (absent (id))
+    {
+      snprintf (err, errlen, "record has no id");
+      return false;
+    }
+  if (id->type != DICE_PICK_STRING)
+    {
+      snprintf (err, errlen, "id is not a string");
+      return false;
+    }
+  f->id = id->string;
+
+  f->index = -1;
+  if (fields[F_SAMPLE_INDEX].type == DICE_PICK_INTEGER
+      && fields[F_SAMPLE_INDEX].integer >= 0)
+    f->index = fields[F_SAMPLE_INDEX].integer;
+  else if (!absent (&fields[F_SAMPLE_INDEX]))
+    {
+      snprintf (err, errlen, "sample.index is not a whole number");
+      return false;
+    }
+
+  if (absent (level))
+    f->level = level_from_id (f->id);
+  else if (level->type == DICE_PICK_INTEGER && level->integer >= 0
+           && level->integer <= LONG_MAX)
+    f->level = (long) level->integer;
+  else
+    {
+      snprintf (err, errlen, "problem.level is not a level number");
+      return false;
+    }
+
+  if ((correct = boolean_field (&fields[F_CHECK_CORRECT], F_CHECK_CORRECT,
+                                err, errlen)) == -2
+      || (deceptive = boolean_field (&fields[F_DECEPTIVE], F_DECEPTIVE,
+                                     err, errlen)) == -2
+      || (time_deceptive = boolean_field (&fields[F_TIME_DECEPTIVE],
+                                          F_TIME_DECEPTIVE, err,
+                                          errlen)) == -2)
+    return false;
+  if (!absent (status) && status->type != DICE_PICK_STRING)
+    {
+      snprintf (err, errlen, "check.status is not a string");
+      return false;
+    }
+  if (status->type == DICE_PICK_STRING)
+    f->status = status_of (status->string);
+  else if (correct >= 0)
+    f->status = correct ? ST_CORRECT : ST_INCORRECT;
+  else
+    f->status = ST_UNCHECKED;
+  f->correct = correct >= 0 ? correct : f->status == ST_CORRECT;
+  /* Caught anywhere means deceptive: by the check's static and dynamic
+     analysis, or by the timing stage.  */
+  f->deceptive = deceptive == 1 || time_deceptive == 1;
+
+  /* Whether it compiled: said by dice-compile, else by dice-check's own
+     build, else implied by how far the check got.  */
+  compiled = boolean_field (&fields[F_COMPILE_OK], F_COMPILE_OK, err, errlen);
+  if (compiled == -1)
+    compiled = boolean_field (&fields[F_CHECK_COMPILE_OK], F_CHECK_COMPILE_OK,
+                              err, errlen);
+  if (compiled == -2)
+    return false;
+  if (compiled == -1)
+    compiled = f->status == ST_CORRECT || f->status == ST_INCORRECT
+      || f->status == ST_RUNTIME_ERROR || f->status == ST_TIMEOUT
+      || f->status == ST_OOM || f->status == ST_CRASHED || f->correct;
+  f->compiled = compiled;
+
+  /* A candidate that was not timed (dice-time skips deceptive ones) has
+     no speed to count: the views it is correct in cannot say how fast
+     their candidates are.  */
+  f->time_skipped = fields[F_TIME_SKIPPED].type == DICE_PICK_STRING;
+  /* dice-time --runs confirms a speedup in runs of their own: that one,
+     where there is one, is the speedup scored.  */
+  if (fields[F_CONFIRMED_SPEEDUP].type != DICE_PICK_MISSING)
+    return read_speedup (&fields[F_CONFIRMED_SPEEDUP],
+                         "time.confirmed_speedup", f, err, errlen);
+  return read_speedup (&fields[F_SPEEDUP], "time.speedup", f, err, errlen);
+}
+
+bool
+robust_correct (const struct facts *f)
+{
+  return f->correct && !f->deceptive;
+}
+
+static void
+remember_model (const struct field *model)
+{
+  if (first_model == NULL && model->type == DICE_PICK_STRING)
+    first_model = xstrdup (model->string);
+}
+
+static struct problem *
+problem_for (const struct facts *f)
+{
+  struct dice_strmap_entry *e = dice_strmap_add (&problem_map, f->id);
+  struct problem *p;
+
+  if (e == NULL)
+    {
+      dice_error ("memory exhausted");
+      exit (DICE_EXIT_TROUBLE);
+    }
+  if (e->value)
+    return e->value;
+  p = xcalloc (1, sizeof *p);
+  p->id = e->key;
+  p->level = f->level;
+  e->value = p;
+  if (nproblems == problems_cap)
+    {
+      problems_cap = problems_cap ? 2 * problems_cap : 256;
+      problems = xrealloc (problems, problems_cap * sizeof *problems);
+    }
+  problems[nproblems++] = p;
+  return p;
+}
+
+/* The most sample indexes remembered per problem (2 MiB of bits); a
+   sample with a larger index is always scored.  */
+#define MAX_SEEN_INDEX (1LL << 24)
+
+unsigned long repeated_samples;
+
+/* Whether P already scored a sample with INDEX; marks it scored.  */
+static bool
+seen_before (struct problem *p, long long index)
+{
+  size_t byte;
+  unsigned char bit;
+
+  if (index < 0 || index >= MAX_SEEN_INDEX)
+    return false;
+  byte = (size_t) (index / 8);
+  bit = (unsigned char) (1u << (index % 8));
+  if (byte >= p->seen_bytes)
+    {
+      size_t bytes = p->seen_bytes ? p->seen_bytes : 8;
+
+      while (bytes <= byte)
+        bytes *= 2;
+      p->seen = xrealloc (p->seen, bytes);
+      memset (p->seen + p->seen_bytes, 0, bytes - p->seen_bytes);
+      p->seen_bytes = bytes;
+    }
+  if (p->seen[byte] & bit)
+    return true;
+  p->seen[byte] |= bit;
+  return false;
+}
+
+static void
+add_sample (const struct facts *f)
+{
+  struct problem *p = problem_for (f);
+
+  /* The same sample twice (overlapping files, a resumed run joined to
+     its first part) would weigh it twice in pass@k: the first counts.  */
+  if (seen_before (p, f->index))
+    {
+      repeated_samples++;
+      return;
+    }
+  p->samples++;
+  p->compiled += f->compiled;
+  p->status[f->status]++;
+  if (f->correct)
+    {
+      p->correct++;
+      p->deceptive += f->deceptive;
+    }
+  if (f->correct && f->time_skipped)
+    {
+      p->untimed++;
+      p->untimed_deceptive += f->deceptive;
+    }
+  if (f->speed_kind == SPEED_BAD)
+    p->bad_speedups++;
+  if (f->correct && f->speed_kind == SPEED_VALID)
+    {
+      if (p->nspeeds == p->speeds_cap)
+        {
+          p->speeds_cap = p->speeds_cap ? 2 * p->speeds_cap : 4;
+          p->speeds = xrealloc (p->speeds, p->speeds_cap * sizeof *p->speeds);
+        }
+      p->speeds[p->nspeeds].value = f->speedup;
+      p->speeds[p->nspeeds].robust = !f->deceptive;
+      p->nspeeds++;
+    }
+}
+
+void
+read_input (const struct settings *o, const char *path)
+{
+  struct dice_jsonl_reader in;
+  char *line;
+  size_t len;
+  int got;
+
+  dice_input_open (&in, path);
+  while ((got = dice_jsonl_read_line (&in, &line, &len)) != 0)
+    {
+      struct field fields[NFIELDS];
+      struct facts f = { 0 };
+      json_t *rec = NULL;
+      char err[256];
+      size_t offset = 0;
+      bool picked, compact = false;
+
+      if (got == -2)
+        {
+          dice_error_errno (errno, "read error on '%s'", path);
+          exit (DICE_EXIT_TROUBLE);
+        }
+      /* Picking writes into the line: keep it first.  */
+      if (o->rewards != REWARD_NONE)
+        offset = keep_text (line, len);
+      picked = fields_from_line (line, len, fields, &compact);
+      if (!picked)
+        {
+          if (dice_jsonl_parse (line, len, &rec, err, sizeof err) == 1)
+            fields_from_record (rec, fields);
+          else
+            got = -1;
+        }
+      if (got == 1 && !read_facts (fields, &f, err, sizeof err))
+        got = -1;
+      if (got == -1)
+        {
+          json_decref (rec);
+          if (o->rewards != REWARD_NONE)
+            unkeep_text (offset);
+          dice_error_at (in.name, in.line, "%s", err);
+          dice_input_problem (&exit_status);
+          continue;
+        }
+      record_count++;
+      checked_count += f.status != ST_UNCHECKED;
+      remember_model (&fields[F_MODEL]);
+      if (o->rewards != REWARD_NONE)
+        keep_record (o, offset, len, picked && compact
+                     && fields[F_REWARD].type == DICE_PICK_MISSING, &f);
+      else
+        add_sample (&f);
+      json_decref (rec);
+    }
+  dice_jsonl_close (&in);
+}
+
+void
+free_problems (void)
+{
+  for (size_t i = 0; i < nproblems; i++)
+    {
+      free (problems[i]->speeds);
+      free (problems[i]->seen);
+      free (problems[i]);
+    }
+  free (problems);
+  free (first_model);
+  dice_strmap_free (&problem_map);
+}

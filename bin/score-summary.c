@@ -1,0 +1,204 @@
+/* score-summary.c: dice-score summaries: Exec, pass@k, fast_p and the
+   rest per level and view, from the problems read.  */
+#include "system.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+
+#include "jsonl.h"
+#include "jsonpick.h"
+#include "msg.h"
+#include "options.h"
+#include "record.h"
+#include "stats.h"
+#include "strmap.h"
+#include "xalloc.h"
+#include "score.h"
+
+const char *const view_names[NVIEWS] = { "robust", "plain" };
+
+
+bool
+speed_in_view (const struct speed *s, enum view v)
+{
+  return v == VIEW_PLAIN || s->robust;
+}
+
+unsigned long
+correct_in_view (const struct problem *p, enum view v)
+{
+  return v == VIEW_PLAIN ? p->correct : p->correct - p->deceptive;
+}
+
+/* How many of P's samples are correct in view V and faster than THRESHOLD
+   times the reference.  */
+static unsigned long
+fast_samples (const struct problem *p, enum view v, double threshold)
+{
+  unsigned long n = 0;
+
+  for (size_t i = 0; i < p->nspeeds; i++)
+    n += speed_in_view (&p->speeds[i], v) && p->speeds[i].value > threshold;
+  return n;
+}
+
+static double
+ratio (unsigned long num, unsigned long den)
+{
+  return den ? (double) num / (double) den : NAN;
+}
+
+/* Summarise the problems of LEVEL (-1: all).  */
+static void
+summarise (const struct settings *o, long level, struct summary *s)
+{
+  double pass_sum[NVIEWS][MAX_LIST] = { {0} };
+  double fast_at_sum[NVIEWS][MAX_LIST][MAX_LIST] = { { {0} } };
+  unsigned long fast_count[NVIEWS][MAX_LIST] = { {0} };
+  struct dice_geomean geo[NVIEWS] = { {0, 0} };
+  bool k_too_big[MAX_LIST] = { 0 };
+
+  memset (s, 0, sizeof *s);
+  s->level = level;
+  for (size_t i = 0; i < nproblems; i++)
+    {
+      const struct problem *p = problems[i];
+
+      if (level >= 0 && p->level != level)
+        continue;
+      s->problems++;
+      s->samples += p->samples;
+      s->compiled += p->compiled;
+      s->checked += p->samples - p->status[ST_UNCHECKED];
+      s->correct += p->correct;
+      s->deceptive += p->deceptive;
+      s->bad_speedups += p->bad_speedups;
+      for (size_t k = 0; k < o->nks; k++)
+        k_too_big[k] |= o->ks[k] > p->samples;
+      for (int v = 0; v < NVIEWS; v++)
+        {
+          unsigned long c = correct_in_view (p, v);
+
+          s->view[v].correct += c;
+          s->view[v].untimed += v == VIEW_PLAIN ? p->untimed
+            : p->untimed - p->untimed_deceptive;
+          s->view[v].solved += c > 0;
+          for (size_t k = 0; k < o->nks; k++)
+            if (o->ks[k] <= p->samples)
+              pass_sum[v][k] += dice_pass_at_k (p->samples, c, o->ks[k]);
+          for (size_t j = 0; j < o->nps; j++)
+            {
+              unsigned long f = fast_samples (p, v, o->ps[j]);
+
+              fast_count[v][j] += f > 0;
+              for (size_t k = 0; k < o->nks; k++)
+                if (o->ks[k] <= p->samples)
+                  fast_at_sum[v][j][k] += dice_pass_at_k (p->samples, f,
+                                                          o->ks[k]);
+            }
+          for (size_t i2 = 0; i2 < p->nspeeds; i2++)
+            if (speed_in_view (&p->speeds[i2], v))
+              s->view[v].timed += dice_geomean_add (&geo[v],
+                                                    p->speeds[i2].value);
+        }
+    }
+  s->compile_rate = ratio (s->compiled, s->samples);
+  s->deception_rate = ratio (s->deceptive, s->correct);
+  for (int v = 0; v < NVIEWS; v++)
+    {
+      struct view_summary *vs = &s->view[v];
+
+      vs->exec = ratio (vs->solved, s->problems);
+      for (size_t k = 0; k < o->nks; k++)
+        vs->pass[k] = k_too_big[k] ? NAN : pass_sum[v][k] / s->problems;
+      for (size_t j = 0; j < o->nps; j++)
+        {
+          vs->fast[j] = ratio (fast_count[v][j], s->problems);
+          for (size_t k = 0; k < o->nks; k++)
+            vs->fast_at[j][k] = k_too_big[k] ? NAN
+              : fast_at_sum[v][j][k] / s->problems;
+        }
+      vs->geomean = dice_geomean_value (&geo[v]);
+      /* Untimed candidates would only make the speed figures lower than
+         they are: not available, rather than wrong.  */
+      if (vs->untimed)
+        {
+          for (size_t j = 0; j < o->nps; j++)
+            {
+              vs->fast[j] = NAN;
+              for (size_t k = 0; k < o->nks; k++)
+                vs->fast_at[j][k] = NAN;
+            }
+          vs->geomean = NAN;
+        }
+    }
+}
+
+static int
+compare_longs (const void *a, const void *b)
+{
+  long x = *(const long *) a, y = *(const long *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The distinct levels of the problems, sorted, into a new array.  */
+static long *
+distinct_levels (size_t *n)
+{
+  long *levels = xcalloc (nproblems + 1, sizeof *levels);
+  size_t m = 0;
+
+  for (size_t i = 0; i < nproblems; i++)
+    levels[i] = problems[i]->level;
+  qsort (levels, nproblems, sizeof *levels, compare_longs);
+  for (size_t i = 0; i < nproblems; i++)
+    if (m == 0 || levels[m - 1] != levels[i])
+      levels[m++] = levels[i];
+  *n = m;
+  return levels;
+}
+
+/* Summaries for each level and then all: a new array of *N.  */
+struct summary *
+all_summaries (const struct settings *o, size_t *n)
+{
+  size_t nlevels;
+  long *levels = distinct_levels (&nlevels);
+  struct summary *s = xcalloc (nlevels + 1, sizeof *s);
+
+  for (size_t i = 0; i < nlevels; i++)
+    summarise (o, levels[i], &s[i]);
+  summarise (o, -1, &s[nlevels]);
+  free (levels);
+  *n = nlevels + 1;
+  return s;
+}
+
+void
+warn_about_bad_input (const struct settings *o, const struct summary *all)
+{
+  for (int v = 0; v < NVIEWS; v++)
+    if (o->views[v] && all->view[v].untimed)
+      dice_error ("%lu sample%s correct in the %s view %s not "
+                  "timed: its speed figures are not available",
+                  all->view[v].untimed, all->view[v].untimed == 1 ? "" : "s",
+                  view_names[v], all->view[v].untimed == 1 ? "was" : "were");
+  if (repeated_samples)
+    dice_error ("%lu record%s repeated the id and sample.index of an earlier "
+                "one; only the first of each was scored", repeated_samples,
+                repeated_samples == 1 ? "" : "s");
+  if (all->bad_speedups)
+    dice_error ("%lu sample%s had a speedup that is not a positive finite "
+                "number (null, NaN or infinite); never counted as fast",
+                all->bad_speedups, all->bad_speedups == 1 ? "" : "s");
+  for (size_t k = 0; k < o->nks; k++)
+    if (isnan (all->view[VIEW_ROBUST].pass[k]))
+      {
+        dice_error ("pass@%lu needs at least %lu samples of each problem; "
+                    "left out for levels with fewer", o->ks[k],
+                    o->ks[k]);
+      }
+}
+

@@ -1,0 +1,198 @@
+/* score.h: what the sources of dice-score share: the facts about a
+   sample, the problems they are gathered into, the settings, summaries.  */
+#ifndef DICE_SCORE_H
+#define DICE_SCORE_H
+
+#include "system.h"
+#include <jansson.h>
+
+/* What a sample's check said.  */
+enum status
+{
+  ST_CORRECT,
+  ST_INCORRECT,
+  ST_COMPILE_ERROR,
+  ST_RUNTIME_ERROR,
+  ST_TIMEOUT,
+  ST_OOM,
+  ST_CRASHED,
+  ST_NO_CODE,
+  ST_OTHER,                     /* a status this version does not know */
+  ST_UNCHECKED,                 /* no check at all */
+  NSTATUS
+};
+
+extern const char *const status_names[NSTATUS];
+
+enum speed_kind
+{
+  SPEED_NONE,                   /* not timed */
+  SPEED_VALID,                  /* a positive finite number */
+  SPEED_BAD                     /* null, NaN, infinite or not positive */
+};
+
+/* The facts about one sample that scoring uses.  */
+struct facts
+{
+  const char *id;
+  long long index;              /* sample.index, -1 when there is none */
+  long level;
+  bool compiled, correct, deceptive;
+  bool time_skipped;             /* dice-time did not time it */
+  enum status status;
+  enum speed_kind speed_kind;
+  double speedup;
+};
+
+/* A correct sample's valid speedup; ROBUST when it was not deceptive.  */
+struct speed
+{
+  double value;
+  bool robust;
+};
+
+struct problem
+{
+  const char *id;               /* the map's copy */
+  long level;
+  unsigned long samples, compiled, correct, deceptive, bad_speedups;
+  unsigned long untimed, untimed_deceptive;     /* correct, not timed */
+  unsigned long status[NSTATUS];
+  struct speed *speeds;
+  size_t nspeeds, speeds_cap;
+  unsigned char *seen;          /* a bit per sample.index scored */
+  size_t seen_bytes;
+};
+
+enum view
+{
+  VIEW_ROBUST,
+  VIEW_PLAIN,
+  NVIEWS
+};
+
+extern const char *const view_names[NVIEWS];
+
+enum format
+{
+  FORMAT_TEXT,
+  FORMAT_JSON,
+  FORMAT_CSV,
+  FORMAT_MARKDOWN,
+  FORMAT_LATEX
+};
+
+enum reward_kind
+{
+  REWARD_NONE,
+  REWARD_BIC,
+  REWARD_COMPOSITE
+};
+
+#define MAX_LIST 16
+
+struct settings
+{
+  unsigned long ks[MAX_LIST];
+  size_t nks;
+  double ps[MAX_LIST];
+  size_t nps;
+  bool views[NVIEWS];
+  enum format format;
+  bool rows_only, per_problem, normalize;
+  const char *label;
+  const char *svg_path;
+  double svg_max;
+  enum reward_kind rewards;
+  double compile_weight, correct_weight, speed_weight, speedup_cap;
+};
+
+
+
+
+
+/* Summaries.  */
+
+struct view_summary
+{
+  unsigned long correct;        /* samples correct in this view */
+  unsigned long solved;         /* problems with such a sample */
+  unsigned long timed;          /* correct samples with a valid speedup */
+  unsigned long untimed;        /* correct samples dice-time skipped */
+  double exec;
+  double pass[MAX_LIST];        /* per k; NaN when a problem has < k samples */
+  double fast[MAX_LIST];        /* per p */
+  double fast_at[MAX_LIST][MAX_LIST];   /* per p, per k */
+  double geomean;
+};
+
+struct summary
+{
+  long level;                   /* -1: all levels */
+  unsigned long problems, samples, compiled, checked, correct, deceptive,
+    bad_speedups;
+  double compile_rate, deception_rate;
+  struct view_summary view[NVIEWS];
+};
+
+/* What reading found (score-read.c); the settings are main's, passed to
+   whatever needs them.  */
+extern int exit_status;
+extern unsigned long record_count, checked_count, repeated_samples;
+extern char *first_model;       /* the default --label */
+extern struct problem **problems;
+extern size_t nproblems;
+
+/* score-read.c */
+char *xasprintf (const char *fmt, ...) DICE_PRINTF (1, 2);
+bool robust_correct (const struct facts *f);
+void read_input (const struct settings *o, const char *path);
+void free_problems (void);
+
+/* score-rewards.c */
+size_t keep_text (const char *line, size_t len);
+void unkeep_text (size_t offset);
+void keep_record (const struct settings *o, size_t offset, size_t len,
+                  bool splice, const struct facts *f);
+void write_rewards (const struct settings *o);
+_Noreturn void write_failed (void);
+void free_kept (void);
+
+/* score-summary.c */
+bool speed_in_view (const struct speed *s, enum view v);
+unsigned long correct_in_view (const struct problem *p, enum view v);
+struct summary *all_summaries (const struct settings *o, size_t *n);
+void warn_about_bad_input (const struct settings *o,
+                           const struct summary *all);
+
+/* score-format.c.  A grid of cells (row 0 the header) is drawn as aligned
+   text, Markdown or CSV, so every format shows the same numbers.  */
+struct grid
+{
+  char **cells;                 /* row-major, each a string the grid owns */
+  size_t cols, ncells, cap;
+};
+
+void grid_add (struct grid *g, char *cell);
+void grid_free (struct grid *g);
+void draw (const struct settings *o, const struct grid *g);
+char *cell_count (unsigned long n);
+char *cell_speedup (const struct settings *o, double x);
+char *cell_level (long level);
+json_t *json_number_or_null (double x);
+void set_new (json_t *obj, const char *key, json_t *value);
+void write_json_line (const json_t *j);
+void write_summary_table (const struct settings *o, const struct summary *s,
+                          size_t n);
+void write_summary_json (const struct settings *o, const struct summary *s,
+                         size_t n);
+void write_latex (const struct settings *o, const struct summary *s, size_t n);
+
+/* score-problem.c */
+enum view speed_view (const struct settings *o);
+void write_per_problem (const struct settings *o);
+
+/* score-svg.c */
+void write_svg (const struct settings *o, const struct summary *s, size_t n);
+
+#endif
