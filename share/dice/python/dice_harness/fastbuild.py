@@ -26,6 +26,7 @@ fails, the plain build is run and its result is the one reported.
 
 import fcntl
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -57,9 +58,23 @@ def _ninja_flags(name, extra_cflags, extra_include_paths):
         main = os.path.join(tmp, "main.cpp")
         open(main, "w").close()
         ninja = os.path.join(tmp, "build.ninja")
-        ext._write_ninja_file_to_build_library(
-            ninja, name, [main], list(extra_cflags), [], [],
-            list(extra_include_paths), False, False)
+        # Its parameters differ between torch versions (extra_sycl_cflags,
+        # with_sycl): name each, the ones this build does not use empty.
+        write = ext._write_ninja_file_to_build_library
+        given = {"path": ninja, "name": name, "sources": [main],
+                 "extra_cflags": list(extra_cflags),
+                 "extra_include_paths": list(extra_include_paths)}
+        arguments = {}
+        for parameter in inspect.signature(write).parameters:
+            if parameter in given:
+                arguments[parameter] = given[parameter]
+            elif parameter.startswith("extra_"):
+                arguments[parameter] = []
+            elif parameter.startswith(("with_", "is_")):
+                arguments[parameter] = False
+            else:
+                raise RuntimeError("torch's ninja writer takes %s" % parameter)
+        write(**arguments)
         with open(ninja) as f:
             text = f.read()
     found = {}
