@@ -51,6 +51,8 @@ if ref_path:
     exec(compile(open(ref_path).read(), ref_path, "exec"), ref)
 result = {"ok": False, "error": None, "seconds": None, "path": None,
           "pch_ms": 0.0}
+# The same weights on both sides: ModelNew's layers draw them.
+torch.manual_seed(0)
 start = time.monotonic()
 try:
     cand = {"__name__": "candidate"}
