@@ -86,8 +86,8 @@ bundled () {
 test_expect_success 'bundled solutions: the same verdict and errors by either path' '
 	{ bundled level1/1_ReLU.py && bundled level2/4_Add_Tanh_Multiply.py &&
 	  bundled level3/4_SwiGLU_MLP.py; } >bundled.jsonl &&
-	dice-check -q --device cpu --cache "$PWD/fast" bundled.jsonl >fast.out &&
-	DICE_FASTBUILD=0 dice-check -q --device cpu --cache "$PWD/plain" bundled.jsonl >plain.out &&
+	dice-check -q --device cpu --cache "$PWD/fastcache" bundled.jsonl >fast.out &&
+	DICE_FASTBUILD=0 dice-check -q --device cpu --cache "$PWD/plaincache" bundled.jsonl >plain.out &&
 	jq -r ".check.compile.builds[].path" fast.out | sort -u >paths &&
 	echo pch >expect && test_cmp expect paths &&
 	view=".check | [.status, .passed, .trials, .max_abs_err, .max_rel_err] | @json" &&

@@ -269,8 +269,7 @@ def _remote(kind, name, parts, files=None):
         reply = _client.build(kind, str(name), parts, files)
         record["cache"] = reply.get("cache") or "miss"
         record["path"] = reply.get("path")
-        if reply.get("pch_ms"):
-            record["pch_ms"] = reply["pch_ms"]
+        record["pch_ms"] = reply.get("pch_ms") or 0.0
         if not reply.get("ok"):
             message = reply.get("message") or "the build failed"
             record["log"] = _first_errors(message, "")
