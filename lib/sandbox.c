@@ -77,7 +77,7 @@ dice_sandbox_keeps_variable (const char *name)
   static const char *const names[] = {
     "PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME",
     "LD_LIBRARY_PATH", "MAX_JOBS", "CC", "CXX", "NVCC_PREPEND_FLAGS",
-    "NVCC_APPEND_FLAGS"
+    "NVCC_APPEND_FLAGS", "DICE_FASTBUILD"
   };
   static const char *const prefixes[] = {
     "LC_", "CUDA_", "NVIDIA_", "TORCH_", "PYTHON", "OMP_", "MKL_",

@@ -105,6 +105,7 @@ shell_tests += \
 	t/t4901-harness-check.t \
 	t/t4902-harness-builds.t \
 	t/t4903-harness-modules.t \
+	t/t4910-compile-fastbuild.t \
 	t/t5000-check-cpu.t \
 	t/t5100-check-protocol.t \
 	t/t5200-check-hostile.t \

@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 
-from . import HARNESS_VERSION, buildclient
+from . import HARNESS_VERSION, buildclient, fastbuild
 
 LOG_LIMIT = 2048
 
@@ -77,6 +77,7 @@ def _versions():
         "arch": os.environ.get("TORCH_CUDA_ARCH_LIST"),
         "cxx": os.environ.get("CXX"),
         "harness": HARNESS_VERSION,
+        "fastbuild": fastbuild.VERSION if fastbuild.enabled() else None,
     }
 
 
@@ -143,6 +144,15 @@ class CachedBuildError(RuntimeError):
     """A build that failed before, raised again from the cache."""
 
 
+def _built_path(directory):
+    """How the build in DIRECTORY was made ("pch", "plain"), or None."""
+    try:
+        with open(os.path.join(directory, "meta.json")) as f:
+            return json.load(f).get("path")
+    except (OSError, ValueError):
+        return None
+
+
 def _load_built(directory):
     """Load a finished build from DIRECTORY as the original would have."""
     with open(os.path.join(directory, "meta.json")) as f:
@@ -162,7 +172,7 @@ def _load_built(directory):
     return module
 
 
-def _finish(tmp, final, name, python_module, standalone):
+def _finish(tmp, final, name, python_module, standalone, path=None):
     """Describe the build in TMP and move it to FINAL atomically."""
     import torch.utils.cpp_extension as ext
     suffix = "" if standalone else ext.LIB_EXT
@@ -175,7 +185,8 @@ def _finish(tmp, final, name, python_module, standalone):
     for obj in glob.glob(os.path.join(tmp, "*.o")):
         os.unlink(obj)
     meta = {"ok": True, "file": built[0], "module": module,
-            "python_module": python_module, "standalone": standalone}
+            "python_module": python_module, "standalone": standalone,
+            "path": path}
     with open(os.path.join(tmp, "meta.json"), "w") as f:
         json.dump(meta, f)
     os.makedirs(os.path.dirname(final), exist_ok=True)
@@ -204,6 +215,7 @@ def _build(name, key, miss):
     try:
         if os.path.isdir(final):
             record["cache"] = "hit"
+            record["path"] = _built_path(final)
             result = _load_built(final)
         else:
             result = miss(record)
@@ -220,19 +232,29 @@ def _build(name, key, miss):
     return result
 
 
-def _here(name, key, call, python_module, standalone):
+def _here(name, key, call, python_module, standalone, inline_parts=None):
     """The miss of a harness without a builder: build in this process,
-    under the key's lock."""
+    under the key's lock.  With INLINE_PARTS, CALL(directory,
+    include_paths) is a load_inline that may take the fast path."""
     def miss(record):
+        if inline_parts is not None:
+            build = call
+
+            def call_fast(directory):
+                return fastbuild.build_inline(_cache_dir, inline_parts, name,
+                                              directory, build, record)
+        else:
+            call_fast = call
         final, lock_path, tmp_root = _paths(key)
         os.makedirs(os.path.dirname(lock_path), exist_ok=True)
         with open(lock_path, "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if os.path.isdir(final):
                 record["cache"] = "hit"
+                record["path"] = _built_path(final)
                 return _load_built(final)
             record["cache"] = "miss"
-            return _build_locked(key, final, tmp_root, name, call,
+            return _build_locked(key, final, tmp_root, name, call_fast,
                                  python_module, standalone, record)
     return miss
 
@@ -246,6 +268,8 @@ def _remote(kind, name, parts, files=None):
     def miss(record):
         reply = _client.build(kind, str(name), parts, files)
         record["cache"] = reply.get("cache") or "miss"
+        record["path"] = reply.get("path")
+        record["pch_ms"] = reply.get("pch_ms") or 0.0
         if not reply.get("ok"):
             message = reply.get("message") or "the build failed"
             record["log"] = _first_errors(message, "")
@@ -285,7 +309,8 @@ def _build_locked(key, final, tmp_root, name, call, python_module,
         if isinstance(e, Exception) and _deterministic(record["log"]):
             _remember_failure(final, tmp, message)
         raise
-    _finish(tmp, final, name, python_module, standalone)
+    _finish(tmp, final, name, python_module, standalone,
+            record.get("path") or "plain")
     return result
 
 
@@ -341,17 +366,17 @@ def _load_inline(name, cpp_sources, cuda_sources=None, functions=None,
     if _client is not None:
         return _build(name, key, _remote("inline", name, parts))
 
-    def call(directory):
+    def build(directory, include_paths):
         return _original["load_inline"](
             name, cpp_sources, cuda_sources=cuda_sources, functions=functions,
             extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags,
-            extra_ldflags=extra_ldflags, extra_include_paths=extra_include_paths,
+            extra_ldflags=extra_ldflags, extra_include_paths=include_paths,
             build_directory=directory, verbose=verbose, with_cuda=with_cuda,
             is_python_module=is_python_module,
             with_pytorch_error_handling=with_pytorch_error_handling,
             keep_intermediates=keep_intermediates, **more)
-    return _build(name, key, _here(name, key, call, bool(is_python_module),
-                                   False))
+    return _build(name, key, _here(name, key, build, bool(is_python_module),
+                                   False, parts))
 
 
 def _read_source(path):
@@ -459,20 +484,27 @@ def _arguments(parts):
                 is_python_module=parts["is_python_module"], **more)
 
 
-def build_only(kind, name, key, parts, paths):
+def build_only(kind, name, key, parts, paths, record):
     """Make the cache hold build KEY of PARTS (PATHS: load's sources).
     Returns (cache, message): "hit" or "miss", and None or why the build
-    failed."""
+    failed; RECORD gets the path that built it and what the shared
+    header cost ("path", "pch_ms")."""
     final, lock_path, tmp_root = _paths(key)
+    record.update(log="", message=None, path=None, pch_ms=0.0)
     if kind == "inline":
         python_module, standalone = parts["is_python_module"], False
 
-        def call(directory):
+        def build(directory, include_paths):
+            arguments = dict(_arguments(parts), extra_include_paths=include_paths)
             return _original["load_inline"](
                 name, parts["cpp_sources"], cuda_sources=parts["cuda_sources"],
                 functions=parts["functions"], build_directory=directory,
                 with_pytorch_error_handling=parts["with_pytorch_error_handling"],
-                **_arguments(parts))
+                **arguments)
+
+        def call(directory):
+            return fastbuild.build_inline(_cache_dir, parts, name, directory,
+                                          build, record)
     else:
         standalone = parts["is_standalone"]
         python_module = parts["is_python_module"] and not standalone
@@ -486,7 +518,6 @@ def build_only(kind, name, key, parts, paths):
         fcntl.flock(lock, fcntl.LOCK_EX)
         cache = "hit" if os.path.isdir(final) else "miss"
         if cache == "miss":
-            record = {"log": "", "message": None}
             try:
                 _build_locked(key, final, tmp_root, name, call,
                               python_module, standalone, record)
@@ -496,6 +527,7 @@ def build_only(kind, name, key, parts, paths):
             return cache, "the build left no library named %s" % name
         with open(os.path.join(final, "meta.json")) as f:
             meta = json.load(f)
+        record["path"] = meta.get("path")
         return cache, None if meta.get("ok", True) else meta["message"]
 
 

@@ -150,13 +150,16 @@ def _handle(request):
         paths, parts["sources"] = _build_files(request.get("files", []), sources_dir)
     key = buildcache.build_key(kind, name, **parts)
     try:
-        cache, message = buildcache.build_only(kind, name, key, parts, paths)
+        built = {}
+        cache, message = buildcache.build_only(kind, name, key, parts, paths,
+                                               built)
     finally:
         if sources_dir:
             import shutil
             shutil.rmtree(sources_dir, ignore_errors=True)
     return {"ok": message is None, "key": key, "cache": cache,
-            "message": message}
+            "message": message, "path": built.get("path"),
+            "pch_ms": built.get("pch_ms")}
 
 
 def _watch(sock):
