@@ -16,3 +16,5 @@ EXTRA_DIST += contrib/bench/builder-overhead.sh
 
 # dice-time
 EXTRA_DIST += contrib/bench/time-repeatability.sh
+
+EXTRA_DIST += contrib/bicrl/README contrib/bicrl/bicrl.sh contrib/bicrl/oracle-sampler
