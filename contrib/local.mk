@@ -18,3 +18,6 @@ EXTRA_DIST += contrib/bench/builder-overhead.sh
 EXTRA_DIST += contrib/bench/time-repeatability.sh
 
 EXTRA_DIST += contrib/bicrl/README contrib/bicrl/bicrl.sh contrib/bicrl/oracle-sampler
+
+bashcomp_DATA = contrib/bash-completion/dice
+EXTRA_DIST += contrib/bash-completion/dice

@@ -93,7 +93,8 @@ shell_tests += \
 	t/t7400-score-pass-at-k.t \
 	t/t8000-curate-sft.t \
 	t/t8100-curate-difficulty.t \
-	t/t8200-bicrl-recipe.t
+	t/t8200-bicrl-recipe.t \
+	t/t0300-bash-completion.t
 
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t
