@@ -94,7 +94,8 @@ shell_tests += \
 	t/t8000-curate-sft.t \
 	t/t8100-curate-difficulty.t \
 	t/t8200-bicrl-recipe.t \
-	t/t0300-bash-completion.t
+	t/t0300-bash-completion.t \
+	t/t8300-demo.t
 
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t
