@@ -11,3 +11,4 @@ dist_man_MANS += \
 	man/dice-check.1
 dist_man_MANS += man/dice-time.1
 dist_man_MANS += man/dice-curate.1
+dist_man_MANS += man/dice-demo.1
