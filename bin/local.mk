@@ -35,3 +35,7 @@ bin_dice_check_LDADD = $(CLI_LIBS)
 bin_PROGRAMS += bin/dice-time
 bin_dice_time_SOURCES = bin/dice-time.c
 bin_dice_time_LDADD = $(CLI_LIBS)
+
+bin_PROGRAMS += bin/dice-curate
+bin_dice_curate_SOURCES = bin/dice-curate.c
+bin_dice_curate_LDADD = $(CLI_LIBS) -lm

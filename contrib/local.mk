@@ -16,3 +16,31 @@ EXTRA_DIST += contrib/bench/builder-overhead.sh
 
 # dice-time
 EXTRA_DIST += contrib/bench/time-repeatability.sh
+
+EXTRA_DIST += contrib/bicrl/README contrib/bicrl/bicrl.sh contrib/bicrl/oracle-sampler
+
+bashcomp_DATA = contrib/bash-completion/dice
+EXTRA_DIST += contrib/bash-completion/dice
+
+# dice-demo: the whole job on the bundled suite (make demo runs it from the
+# build tree).
+bin_SCRIPTS = contrib/demo/dice-demo
+demodir = $(pkgdatadir)/demo
+dist_demo_DATA = contrib/demo/demo-sampler.py
+EXTRA_DIST += contrib/demo/dice-demo.in
+CLEANFILES += contrib/demo/dice-demo
+contrib/demo/dice-demo: contrib/demo/dice-demo.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) contrib/demo && \
+	sed -e 's|@pkgdatadir[@]|$(pkgdatadir)|g' \
+	    -e 's|@DICE_PYTHON[@]|$(DICE_PYTHON)|g' \
+	    $(srcdir)/contrib/demo/dice-demo.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+
+DEMO_DIR = dice-demo
+.PHONY: demo
+demo: contrib/demo/dice-demo all
+	PATH="$(abs_top_builddir)/bin:$$PATH" \
+	DICE_DATADIR="$(abs_top_srcdir)/share/dice" \
+	DICE_PROMPTDIR="$(abs_top_srcdir)/share/prompts" \
+	DICE_DEMO_SAMPLER="$(abs_top_srcdir)/contrib/demo/demo-sampler.py" \
+	contrib/demo/dice-demo -o $(DEMO_DIR) $(DEMO_ARGS)

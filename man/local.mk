@@ -10,3 +10,5 @@ dist_man_MANS += \
 	man/dice-compile.1 \
 	man/dice-check.1
 dist_man_MANS += man/dice-time.1
+dist_man_MANS += man/dice-curate.1
+dist_man_MANS += man/dice-demo.1

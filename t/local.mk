@@ -92,7 +92,12 @@ shell_tests += \
 	t/t7200-score-rewards.t \
 	t/t7300-score-bad-input.t \
 	t/t7400-score-pass-at-k.t \
-	t/t7500-score-deception-sources.t
+	t/t7500-score-deception-sources.t \
+	t/t8000-curate-sft.t \
+	t/t8100-curate-difficulty.t \
+	t/t8200-bicrl-recipe.t \
+	t/t0310-bash-completion.t \
+	t/t8300-demo.t
 
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t
@@ -154,3 +159,4 @@ check_PROGRAMS += t/pyscan-dump
 t_pyscan_dump_SOURCES = t/pyscan-dump.c
 t_pyscan_dump_LDADD = $(DICE_LIBS)
 shell_tests += t/t0014-pyscan-examples.t
+EXTRA_DIST += t/curate
