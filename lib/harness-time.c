@@ -96,8 +96,9 @@ dice_harness_time_help (void)
 Timing:\n\
       --trials=N         timed calls of each side (default 100)\n\
       --warmup=N         untimed calls of each side first (default 10)\n\
-      --input-sets=N     rotate the calls through N input sets (default 3)\n\
-      --seed=N           weights use seed N, input set T seed N+1+T\n\
+      --input-sets=N     accepted for old scripts; changes nothing (every\n\
+                           call gets inputs of its own)\n\
+      --seed=N           weights use seed N, call I's inputs seed N+1+I\n\
                            (default 42, as dice-check)\n\
       --all              also time candidates that are not correct or are\n\
                            deceptive\n\
@@ -109,6 +110,9 @@ Timing:\n\
       --max-speedup=X    flag speedups above X (default 10)\n\
       --max-spread=X     flag a side whose IQR exceeds X times its median\n\
                            (default 0.1)\n\
+      --precision=P      fp32, fp16 or bf16: inputs and weights cast to P\n\
+                           (default: the record's prompt.precision, else\n\
+                           fp32)\n\
 ", stdout);
 }
 
@@ -490,6 +494,10 @@ dice_harness_time_object (const struct dice_harness *h, const json_t *rec,
   json_object_set_new (t, "warmup", json_integer (h->warmup));
   json_object_set_new (t, "input_sets", json_integer (h->input_sets));
   json_object_set_new (t, "seed", json_integer ((json_int_t) h->seed));
+  json_object_set_new (t, "precision", copy_or_null (from, "precision"));
+  json_object_set_new (t, "deception", copy_or_null (from, "deception"));
+  json_object_set_new (t, "speed_of_light_ms",
+                       copy_or_null (from, "speed_of_light_ms"));
   json_object_set_new (t, "device", copy_or_null (from, "device"));
   json_object_set_new (t, "device_uuid", copy_or_null (from, "device_uuid"));
   json_object_set_new (t, "clocks", copy_or_null (from, "clocks"));

@@ -21,6 +21,7 @@
 #include "harness.h"
 #include "msg.h"
 #include "numarg.h"
+#include "record.h"
 #include "sandbox.h"
 #include "resume.h"
 #include "scheduler.h"
@@ -194,6 +195,15 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
         return DICE_HARNESS_OPTION_BAD;
       h->rtol_set = true;
       break;
+    case DICE_OPT_PRECISION:    /* --precision */
+      if (strcmp (arg, "fp32") && strcmp (arg, "fp16") && strcmp (arg, "bf16"))
+        {
+          dice_invalid_value (err, errlen, "precision", arg,
+                              "fp32, fp16 or bf16");
+          return DICE_HARNESS_OPTION_BAD;
+        }
+      h->precision = arg;
+      break;
     case DICE_OPT_NO_ROBUST:    /* --no-robust */
       h->no_robust = true;
       break;
@@ -238,6 +248,9 @@ Checking:\n\
       --rtol=X           relative tolerance (overrides the preset)\n\
       --no-robust        report deception flags but decide nothing:\n\
                            check.deception.deceptive is null\n\
+      --precision=P      fp32, fp16 or bf16: inputs and weights cast to P,\n\
+                           P's tolerance (default: the record's\n\
+                           prompt.precision, else fp32)\n\
 ", stdout);
   if (mode == DICE_HARNESS_TIME)
     dice_harness_time_help ();
@@ -680,9 +693,20 @@ job_object (const struct dice_harness *h, const json_t *rec,
 {
   json_t *job = mode_job_object (h, rec, code);
   json_t *patterns;
+  const char *precision = h->precision;
 
   if (job == NULL)
     return NULL;
+  /* The task's precision, as dice-prompt wrote it into the prompt, unless
+     the command line says otherwise.  */
+  if (precision == NULL)
+    precision = dice_record_string (rec, "prompt.precision");
+  if (json_object_set_new (job, "precision",
+                           json_string (precision ? precision : "fp32")) != 0)
+    {
+      json_decref (job);
+      return NULL;
+    }
   patterns = dice_secret_patterns_json ();
   if (patterns == NULL || json_object_set_new (job, "secret_patterns",
                                                patterns) != 0)

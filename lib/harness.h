@@ -28,6 +28,8 @@ struct dice_harness
   long trials;
   long long seed;
   const char *tolerance;        /* "dice", "kernelbench" or "custom" */
+  const char *precision;        /* fp32, fp16 or bf16; NULL: each record's
+                                   prompt.precision, else fp32 */
   double atol, rtol;
   bool atol_set, rtol_set;
   char *cache;                  /* the build cache, an absolute path */
@@ -80,6 +82,7 @@ enum
   DICE_OPT_ATOL,
   DICE_OPT_RTOL,
   DICE_OPT_NO_ROBUST,
+  DICE_OPT_PRECISION,
   DICE_OPT_HARNESS_END
 };
 
@@ -105,7 +108,8 @@ enum
   {"tolerance", required_argument, NULL, DICE_OPT_TOLERANCE},           \
   {"atol", required_argument, NULL, DICE_OPT_ATOL},                     \
   {"rtol", required_argument, NULL, DICE_OPT_RTOL},                     \
-  {"no-robust", no_argument, NULL, DICE_OPT_NO_ROBUST}
+  {"no-robust", no_argument, NULL, DICE_OPT_NO_ROBUST},                 \
+  {"precision", required_argument, NULL, DICE_OPT_PRECISION}
 
 /* dice-time's own long-only options, numbered apart from the shared
    ones so that either list can grow.  */
@@ -129,7 +133,8 @@ enum
   {"baseline", required_argument, NULL, DICE_OPT_BASELINE},             \
   {"ref-times", required_argument, NULL, DICE_OPT_REF_TIMES},           \
   {"max-speedup", required_argument, NULL, DICE_OPT_MAX_SPEEDUP},       \
-  {"max-spread", required_argument, NULL, DICE_OPT_MAX_SPREAD}
+  {"max-spread", required_argument, NULL, DICE_OPT_MAX_SPREAD},         \
+  {"precision", required_argument, NULL, DICE_OPT_PRECISION}
 
 /* OPTION's value ARG as an integer in [LO, HI], or a number of at least
    LO (above LO when ABOVE_LO), into *VALUE.  False, with the one wording

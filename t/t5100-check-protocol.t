@@ -35,7 +35,7 @@ test_expect_success 'the job: mode, device, cache, settings' '
 	dice-check -q --trials 3 --seed 7 --tolerance kernelbench --arch 9.0 \
 		--device cpu one.jsonl >out &&
 	jq -c ".check.job | del(.secret_patterns)" out >actual &&
-	echo "{\"mode\":\"check\",\"id\":\"L1/1_A\",\"device\":\"cpu\",\"cache\":\"$PWD/cache\",\"arch\":\"9.0\",\"trials\":3,\"seed\":7,\"atol\":0.0001,\"rtol\":0.0001,\"tolerance\":\"kernelbench\",\"timeout\":180}" >expect &&
+	echo "{\"mode\":\"check\",\"id\":\"L1/1_A\",\"device\":\"cpu\",\"cache\":\"$PWD/cache\",\"arch\":\"9.0\",\"trials\":3,\"seed\":7,\"atol\":0.0001,\"rtol\":0.0001,\"tolerance\":\"kernelbench\",\"timeout\":180,\"precision\":\"fp32\"}" >expect &&
 	test_cmp expect actual &&
 	test -d cache
 '
@@ -50,6 +50,20 @@ test_expect_success 'every job carries the secret-name rule of lib/secrets' '
 	done >actual &&
 	printf "true\ttrue\ttrue\ntrue\ttrue\ttrue\n" >expect &&
 	test_cmp expect actual
+'
+
+test_expect_success 'the job precision: the prompt'"'"'s, else fp32; --precision wins' '
+	jq -c ". + {prompt: {precision: \"fp16\"}}" one.jsonl >half.jsonl &&
+	jq -c ". + {prompt: {mode: \"end-to-end\"}}" one.jsonl >none.jsonl &&
+	dice-check -q --device cpu half.jsonl none.jsonl >out &&
+	dice-check -q --device cpu --precision bf16 half.jsonl >>out &&
+	jq -r ".check.job.precision" out >actual &&
+	printf "fp16\nfp32\nbf16\n" >expect &&
+	test_cmp expect actual &&
+	test_expect_code 2 dice-check --precision fp8 one.jsonl 2>err &&
+	grep "invalid --precision .fp8. (fp32, fp16 or bf16)" err &&
+	test_expect_code 2 dice-time --precision x one.jsonl 2>err &&
+	grep "invalid --precision .x. (fp32, fp16 or bf16)" err
 '
 
 test_expect_success '--atol and --rtol make the tolerance custom' '

@@ -53,7 +53,7 @@ test_expect_success 'time comes last, every other key passes through, documented
 	echo "[\"id\",\"sample\",\"ref\",\"code\",\"check\",\"time\"]" >expect &&
 	test_cmp expect actual &&
 	jq -c ".time | keys_unsorted" out >actual &&
-	echo "[\"status\",\"ref_ms\",\"new_ms\",\"speedup\",\"ref\",\"new\",\"flags\",\"baseline\",\"trials\",\"warmup\",\"input_sets\",\"seed\",\"device\",\"device_uuid\",\"clocks\",\"temperature\",\"flush_bytes\",\"torch\",\"cuda\",\"driver\",\"error\",\"ms\",\"sandbox\"]" >expect &&
+	echo "[\"status\",\"ref_ms\",\"new_ms\",\"speedup\",\"ref\",\"new\",\"flags\",\"baseline\",\"trials\",\"warmup\",\"input_sets\",\"seed\",\"precision\",\"deception\",\"speed_of_light_ms\",\"device\",\"device_uuid\",\"clocks\",\"temperature\",\"flush_bytes\",\"torch\",\"cuda\",\"driver\",\"error\",\"ms\",\"sandbox\"]" >expect &&
 	test_cmp expect actual
 '
 
