@@ -124,6 +124,7 @@ test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
 shell_tests += \
 	t/t6000-time-fake.t \
 	t/t6100-time-cpu.t \
+	t/t6210-time-deception-records.t \
 	t/t6200-time-deception.t \
 	t/t6900-time-gpu.t
 
