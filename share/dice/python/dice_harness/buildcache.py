@@ -335,6 +335,14 @@ def _common_parts(extra_cflags, extra_cuda_cflags, extra_ldflags,
             "more": _more(more)}
 
 
+def _fresh(value):
+    """A copy of a list argument of load_inline, which inserts its include
+    and its bindings into the lists it is given: a plain build retried
+    after the fast path failed must see the candidate's sources, not the
+    first try's."""
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
 def _inline_parts(cpp_sources, cuda_sources, functions, extra_cflags,
                   extra_cuda_cflags, extra_ldflags, extra_include_paths,
                   with_cuda, is_python_module, with_pytorch_error_handling,
@@ -368,7 +376,8 @@ def _load_inline(name, cpp_sources, cuda_sources=None, functions=None,
 
     def build(directory, include_paths):
         return _original["load_inline"](
-            name, cpp_sources, cuda_sources=cuda_sources, functions=functions,
+            name, _fresh(cpp_sources), cuda_sources=_fresh(cuda_sources),
+            functions=_fresh(functions),
             extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags,
             extra_ldflags=extra_ldflags, extra_include_paths=include_paths,
             build_directory=directory, verbose=verbose, with_cuda=with_cuda,
@@ -497,8 +506,9 @@ def build_only(kind, name, key, parts, paths, record):
         def build(directory, include_paths):
             arguments = dict(_arguments(parts), extra_include_paths=include_paths)
             return _original["load_inline"](
-                name, parts["cpp_sources"], cuda_sources=parts["cuda_sources"],
-                functions=parts["functions"], build_directory=directory,
+                name, _fresh(parts["cpp_sources"]),
+                cuda_sources=_fresh(parts["cuda_sources"]),
+                functions=_fresh(parts["functions"]), build_directory=directory,
                 with_pytorch_error_handling=parts["with_pytorch_error_handling"],
                 **arguments)
 
