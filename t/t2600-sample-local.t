@@ -139,15 +139,21 @@ test_expect_success 'SIGHUP to dice-sample kills the sampler' '
 	while ! test -s int.log; do
 		i=$((i + 1)); test $i -lt 250 || exit 1; sleep 0.02
 	done &&
-	sampler=$(ps -eo pid,args | grep "dice_sampler --model hang" | grep -v grep | awk "{ print \$1 }") &&
+	# The sampler is dice-sample'"'"'s own child: found by its parent, not by
+	# its command line, which ps may cut short or share with others.
+	sampler=$(ps -o pid= --ppid $pid | tr -d " ") &&
 	test -n "$sampler" &&
 	kill -HUP $pid &&
 	{ wait $pid; test $? = 129; } &&
-	# Gone, or a zombie waiting for init: [python3] <defunct>.  A loaded
-	# machine may take a moment to deliver the signal and reap.
+	# Gone, or a zombie waiting to be reaped.  A loaded machine may take
+	# a moment to deliver the kill.
 	i=0 &&
-	while ps -eo pid,args | grep -q "^ *$sampler .*dice_sampler"; do
-		i=$((i + 1)); test $i -lt 100 || exit 1; sleep 0.05
+	while state=$(ps -o stat= -p $sampler) && test -n "$state" &&
+		case $state in Z*) false ;; *) true ;; esac
+	do
+		i=$((i + 1))
+		test $i -lt 100 || { ps -o pid,ppid,stat,args -p $sampler; exit 1; }
+		sleep 0.05
 	done
 '
 
