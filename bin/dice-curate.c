@@ -15,6 +15,7 @@
 #include "closeout.h"
 #include "jsonl.h"
 #include "msg.h"
+#include "outfile.h"
 #include "options.h"
 #include "progname.h"
 #include "pylex.h"
@@ -555,61 +556,40 @@ print_stats (void)
       dice_error ("dropped %lu: %s", drop_counts[i], drop_names[i]);
 }
 
-/* Where the output goes: standard output, or a temporary file beside
-   OUTPUT that replaces it once everything is written, so that a reader
-   (make, a trainer) never sees half a file.  */
-static char *tmp_path;
+/* Where the output goes (lib/outfile: standard output, or a file
+   replaced whole once everything is written).  */
+static struct dice_outfile output_file;
 
 /* A run that dies leaves no temporary file behind.  */
 static void
 remove_tmp (void)
 {
-  if (tmp_path)
-    unlink (tmp_path);
+  if (output_file.temp)
+    unlink (output_file.temp);
 }
 
 static void
 open_output (const char *output)
 {
-  int fd;
-
-  if (output == NULL || strcmp (output, "-") == 0)
-    {
-      out = stdout;
-      return;
-    }
-  if (asprintf (&tmp_path, "%s.tmpXXXXXX", output) < 0)
-    out_of_memory ();
-  fd = mkstemp (tmp_path);
-  if (fd >= 0)
-    atexit (remove_tmp);
-  if (fd < 0 || (out = fdopen (fd, "w")) == NULL)
+  if (output == NULL)
+    output = "-";
+  if (!dice_outfile_open (&output_file, output))
     dice_die (DICE_EXIT_TROUBLE, "%s: %s", output, strerror (errno));
+  if (output_file.temp)
+    atexit (remove_tmp);
+  out = output_file.fp;
 }
 
 static void
 close_output (const char *output)
 {
-  if (tmp_path == NULL)
+  /* Standard output's write errors are dice_close_stdout's to report,
+     once, as in every tool.  */
+  if (output_file.temp == NULL)
     return;
-  mode_t mask = umask (0);
-
-  umask (mask);
-  if (fchmod (fileno (out), 0666 & ~mask) != 0
-      || fflush (out) != 0 || ferror (out) || fsync (fileno (out)) != 0)
-    {
-      int err = errno;
-
-      dice_die (DICE_EXIT_TROUBLE, "%s: %s", output, strerror (err));
-    }
-  if (fclose (out) != 0 || rename (tmp_path, output) != 0)
-    {
-      int err = errno;
-
-      dice_die (DICE_EXIT_TROUBLE, "%s: %s", output, strerror (err));
-    }
-  free (tmp_path);
-  tmp_path = NULL;
+  if (!dice_outfile_commit (&output_file))
+    dice_die (DICE_EXIT_TROUBLE, "%s: %s", output ? output : "-",
+              strerror (errno));
 }
 
 int
