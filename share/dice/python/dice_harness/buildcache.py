@@ -235,7 +235,7 @@ def _build(name, key, miss):
 def _here(name, key, call, python_module, standalone, inline_parts=None):
     """The miss of a harness without a builder: build in this process,
     under the key's lock.  With INLINE_PARTS, CALL(directory,
-    include_paths) is a load_inline that may take the fast path."""
+    include_paths, **fast) is a load_inline that may take a fast path."""
     def miss(record):
         if inline_parts is not None:
             build = call
@@ -270,6 +270,8 @@ def _remote(kind, name, parts, files=None):
         record["cache"] = reply.get("cache") or "miss"
         record["path"] = reply.get("path")
         record["pch_ms"] = reply.get("pch_ms") or 0.0
+        if reply.get("plain_because"):
+            record["plain_because"] = reply["plain_because"]
         if not reply.get("ok"):
             message = reply.get("message") or "the build failed"
             record["log"] = _first_errors(message, "")
@@ -374,16 +376,18 @@ def _load_inline(name, cpp_sources, cuda_sources=None, functions=None,
     if _client is not None:
         return _build(name, key, _remote("inline", name, parts))
 
-    def build(directory, include_paths):
+    def build(directory, include_paths, **fast):
+        arguments = dict(more, cpp_sources=_fresh(cpp_sources),
+                         cuda_sources=_fresh(cuda_sources))
+        arguments.update(fast)
         return _original["load_inline"](
-            name, _fresh(cpp_sources), cuda_sources=_fresh(cuda_sources),
-            functions=_fresh(functions),
+            name, functions=_fresh(functions),
             extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags,
             extra_ldflags=extra_ldflags, extra_include_paths=include_paths,
             build_directory=directory, verbose=verbose, with_cuda=with_cuda,
             is_python_module=is_python_module,
             with_pytorch_error_handling=with_pytorch_error_handling,
-            keep_intermediates=keep_intermediates, **more)
+            keep_intermediates=keep_intermediates, **arguments)
     return _build(name, key, _here(name, key, build, bool(is_python_module),
                                    False, parts))
 
@@ -503,12 +507,13 @@ def build_only(kind, name, key, parts, paths, record):
     if kind == "inline":
         python_module, standalone = parts["is_python_module"], False
 
-        def build(directory, include_paths):
-            arguments = dict(_arguments(parts), extra_include_paths=include_paths)
+        def build(directory, include_paths, **fast):
+            arguments = dict(_arguments(parts), extra_include_paths=include_paths,
+                             cpp_sources=_fresh(parts["cpp_sources"]),
+                             cuda_sources=_fresh(parts["cuda_sources"]))
+            arguments.update(fast)
             return _original["load_inline"](
-                name, _fresh(parts["cpp_sources"]),
-                cuda_sources=_fresh(parts["cuda_sources"]),
-                functions=_fresh(parts["functions"]), build_directory=directory,
+                name, functions=_fresh(parts["functions"]), build_directory=directory,
                 with_pytorch_error_handling=parts["with_pytorch_error_handling"],
                 **arguments)
 

@@ -159,7 +159,7 @@ def _handle(request):
             shutil.rmtree(sources_dir, ignore_errors=True)
     return {"ok": message is None, "key": key, "cache": cache,
             "message": message, "path": built.get("path"),
-            "pch_ms": built.get("pch_ms")}
+            "pch_ms": built.get("pch_ms"), "plain_because": built.get("plain_because")}
 
 
 def _watch(sock):

@@ -10,6 +10,15 @@ torch, compiler and flags, into the cache:
   CACHE/pch/<pchkey>/meta.json              what it cost to make
 
 and hands the build that directory as its first include path.
+
+A CUDA candidate's cuda.cu costs far more: nvcc's front end, device
+compiler and host compiler each read torch's headers (52 s of a 57 s
+build).  When cudasplit can cut the source with certainty, the kernels
+and launch stubs go to a .cu that includes CUDA's headers only (about a
+second), and the host functions join main.cpp, which the precompiled
+header serves; load_inline is called with those two sources and
+no_implicit_headers, so torch writes and runs the same ninja build it
+always does.
 load_inline's main.cpp includes torch/extension.h first, so GCC takes the
 .gch; the link is there because GCC uses a PCH only for a unit's first
 include and the candidate's own #include <torch/extension.h> must still
@@ -19,8 +28,10 @@ ignored and the header read instead, so the result never depends on it.
 The directory is made like a build: under CACHE/locks/pch-<pchkey>.lock,
 in CACHE/tmp, put in place by one rename, so a builder killed while making
 it leaves nothing another would use.  Whatever this cannot do with
-certainty (CUDA sources, flags that change what a header means, a torch
-whose ninja file it cannot read) takes the plain path; if the fast path
+certainty (flags that change what a header means or that would reach the
+host code differently, a source cudasplit declines, a torch whose ninja
+file it cannot read or whose load_inline has no no_implicit_headers)
+takes the plain path, and the build's record says why; if the fast path
 fails, the plain build is run and its result is the one reported.
 """
 
@@ -36,8 +47,10 @@ import subprocess
 import tempfile
 import time
 
+from . import cudasplit
+
 # Bumped when what a path builds changes; part of every build's key.
-VERSION = 1
+VERSION = 2
 
 # Candidate flags after which the precompiled header could mean something
 # other than the header they would read: forced includes, another
@@ -50,20 +63,27 @@ def enabled():
     return os.environ.get("DICE_FASTBUILD", "1") != "0"
 
 
-def _ninja_flags(name, extra_cflags, extra_include_paths):
-    """(compiler, the compile's flags) as torch would write them for a
-    C++-only main.cpp, the extension's own name left out."""
+def _ninja_flags(name, extra_cflags, extra_include_paths, with_cuda=False,
+                 extra_cuda_cflags=()):
+    """(compiler, main.cpp's flags, cuda.cu's flags) as torch would write
+    them, the extension's own name left out; the last is empty without
+    WITH_CUDA."""
     import torch.utils.cpp_extension as ext
     with tempfile.TemporaryDirectory(prefix="dice-pchflags.") as tmp:
-        main = os.path.join(tmp, "main.cpp")
-        open(main, "w").close()
+        sources = [os.path.join(tmp, "main.cpp")]
+        if with_cuda:
+            sources.append(os.path.join(tmp, "cuda.cu"))
+        for source in sources:
+            open(source, "w").close()
         ninja = os.path.join(tmp, "build.ninja")
         # Its parameters differ between torch versions (extra_sycl_cflags,
         # with_sycl): name each, the ones this build does not use empty.
         write = ext._write_ninja_file_to_build_library
-        given = {"path": ninja, "name": name, "sources": [main],
+        given = {"path": ninja, "name": name, "sources": sources,
                  "extra_cflags": list(extra_cflags),
-                 "extra_include_paths": list(extra_include_paths)}
+                 "extra_cuda_cflags": list(extra_cuda_cflags),
+                 "extra_include_paths": list(extra_include_paths),
+                 "with_cuda": bool(with_cuda)}
         arguments = {}
         for parameter in inspect.signature(write).parameters:
             if parameter in given:
@@ -79,14 +99,21 @@ def _ninja_flags(name, extra_cflags, extra_include_paths):
             text = f.read()
     found = {}
     for line in text.splitlines():
-        m = re.match(r"(cxx|cflags|post_cflags) = (.*)\Z", line)
+        m = re.match(r"(cxx|cflags|post_cflags|cuda_cflags|cuda_post_cflags) = (.*)\Z", line)
         if m:
             found[m.group(1)] = m.group(2)
     if "cxx" not in found or "cflags" not in found:
         raise RuntimeError("torch's ninja file names no compiler or flags")
-    flags = shlex.split(found["cflags"]) + shlex.split(found.get("post_cflags", ""))
-    flags = [f for f in flags if not f.startswith("-DTORCH_EXTENSION_NAME=")]
-    return found["cxx"], flags
+
+    def flags(*names):
+        out = []
+        for n in names:
+            out += shlex.split(found.get(n, ""))
+        return [f for f in out if not f.startswith("-DTORCH_EXTENSION_NAME=")]
+    cuda = flags("cuda_cflags", "cuda_post_cflags") if with_cuda else []
+    if with_cuda and not cuda:
+        raise RuntimeError("torch's ninja file has no CUDA flags")
+    return found["cxx"], flags("cflags", "post_cflags"), cuda
 
 
 def _compiler(cxx):
@@ -117,11 +144,11 @@ def pch_key(cxx_path, cxx_version, flags, header):
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def precompiled(cache_dir, name, extra_cflags, extra_include_paths):
+def precompiled(cache_dir, name, extra_cflags, extra_include_paths, with_cuda=False):
     """The directory holding torch/extension.h(.gch) fit for this build,
     made now if it is not in the cache, and the milliseconds spent making
     it (0.0 when it was there).  Raises when it cannot be made."""
-    cxx, flags = _ninja_flags(name, extra_cflags, extra_include_paths)
+    cxx, flags, _ = _ninja_flags(name, extra_cflags, extra_include_paths, with_cuda)
     cxx_path, cxx_version = _compiler(cxx)
     header = _real_header()
     key = pch_key(cxx_path, cxx_version, flags, header)
@@ -164,37 +191,177 @@ def precompiled(cache_dir, name, extra_cflags, extra_include_paths):
 
 
 def _fit(parts):
-    """Whether a load_inline build can take the PCH path at all."""
+    """Whether a C++-only load_inline build can take the PCH path."""
     if parts.get("cuda_sources") or parts.get("with_cuda"):
         return False
     return not any(_RULES_OUT.match(f) for f in parts.get("extra_cflags", []))
 
 
+# What the split may leave to nvcc alone: flags that change only device
+# code, or -D, which the host part is given as #define; and what the C++
+# flags may hold now that they reach the host code too: nothing that
+# changes its arithmetic or its meaning.
+_DEVICE_ONLY = re.compile(
+    r"(-O[0-3]|--?use_fast_math|--?use-fast-math|-lineinfo|--generate-line-info|-G|-g"
+    r"|--?expt-relaxed-constexpr|--?expt-extended-lambda|--?extended-lambda|--restrict"
+    r"|-res-usage|--resource-usage|-w|-W[a-z][a-z0-9+=-]*"
+    r"|-(?:arch|code|-gpu-architecture|-gpu-code)=\S+|-arch|-code|-gencode|--generate-code"
+    r"|(?:-gencode=|--generate-code=)?arch=\S+|(?:sm|compute)_[0-9]+[af]?"
+    r"|--?maxrregcount=[0-9]+|-maxrregcount|[0-9]+"
+    r"|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)"
+    r"|-Xptxas|--ptxas-options|(?:-Xptxas=|--ptxas-options=)?-\S+"
+    r"|-D[A-Za-z_][A-Za-z0-9_]*(?:=\S*)?)\Z")
+_HOST_SAFE = re.compile(r"(-O[0-3s]?|-g[0-3]?|-w|-W[a-z][a-z0-9+=-]*|-std=\S+)\Z")
+
+
+def _defines(flags):
+    """NAME -> value (None for a bare -DNAME) of the -D flags in FLAGS."""
+    out = {}
+    for f in flags:
+        if f.startswith("-D") and len(f) > 2:
+            name, eq, value = f[2:].partition("=")
+            out[name] = value if eq else None
+    return out
+
+
+def _split_refusal(parts):
+    """Why PARTS cannot take the split path, or None."""
+    if not hasattr(_split_refusal, "supported"):
+        import torch.utils.cpp_extension as ext
+        _split_refusal.supported = "no_implicit_headers" in \
+            inspect.signature(ext.load_inline).parameters
+    if not _split_refusal.supported:
+        return "this torch's load_inline has no no_implicit_headers"
+    more = dict(parts.get("more") or [])
+    if more.get("no_implicit_headers") not in (None, "False") or \
+            more.get("use_pch") not in (None, "False"):
+        return "the candidate sets no_implicit_headers or use_pch"
+    cuda_flags = parts.get("extra_cuda_cflags") or []
+    after_x = False
+    for f in cuda_flags:
+        # -Xptxas VALUE: the value goes to ptxas
+        if after_x:
+            after_x = False
+            continue
+        if f in ("-Xptxas", "--ptxas-options"):
+            after_x = True
+            continue
+        if f.startswith("-std="):
+            return "a C++ standard for nvcc alone (%s)" % f
+        if not _DEVICE_ONLY.match(f) or f.startswith(("-D__CUDACC", "-D__NVCC")):
+            return "an nvcc flag that reaches the host code (%s)" % f
+    std = [f for f in parts.get("extra_cflags") or [] if f.startswith("-std=")]
+    for f in parts.get("extra_cflags") or []:
+        if not _HOST_SAFE.match(f):
+            return "a C++ flag that would reach the kernels' host code (%s)" % f
+    if std:
+        return "a C++ standard chosen for main.cpp alone (%s)" % std[0]
+    cpp = "\n".join(parts.get("cpp_sources") or [])
+    if re.search(r"#\s*include\s*[<\"](cuda|cuda_runtime|cuda_fp16|cuda_bf16|"
+                 r"vector_types|builtin_types)", cpp):
+        return "cpp_sources include CUDA headers the host part's macros would follow"
+    return None
+
+
+def _host_defines(name, parts, includes):
+    """#define lines for main.cpp that give the host part the macros nvcc
+    gave it in cuda.cu (torch's -D__CUDA_NO_HALF_OPERATORS__ and the
+    like, the candidate's own -D for nvcc) and main.cpp does not have."""
+    _, cflags, cuda_flags = _ninja_flags(name, parts.get("extra_cflags") or [], includes,
+                                         True, parts.get("extra_cuda_cflags") or [])
+    host, device = _defines(cflags), _defines(cuda_flags)
+    lines = []
+    for macro, value in device.items():
+        if macro in host:
+            if host[macro] != value:
+                raise RuntimeError("-D%s differs between main.cpp and cuda.cu" % macro)
+            continue
+        lines.append("#define %s%s" % (macro, "" if value is None else " " + value))
+    return "".join(line + "\n" for line in lines)
+
+
+def _split_sources(name, parts, includes):
+    """(overrides for load_inline, None) for the split build of PARTS, or
+    (None, why not)."""
+    why = _split_refusal(parts)
+    if why is not None:
+        return None, why
+    found, why = cudasplit.try_split("\n".join(parts["cuda_sources"]))
+    if found is None:
+        return None, why
+    host = _host_defines(name, parts, includes) + found.host
+    return {"cpp_sources": list(parts.get("cpp_sources") or []) + [host],
+            "cuda_sources": [found.device], "no_implicit_headers": True}, None
+
+
+def _check_stubs_linked(directory, name):
+    """Raise unless every launch stub the host part calls is defined in
+    the library: a shared library links with undefined symbols, and the
+    builder never loads what it built, so a template argument the device
+    part did not instantiate would first show as a failed import."""
+    import glob
+    import torch.utils.cpp_extension as ext
+    libraries = [p for p in glob.glob(os.path.join(directory, name + "*" + ext.LIB_EXT))]
+    if not libraries:
+        raise RuntimeError("the split build left no library")
+    for library in libraries:
+        done = subprocess.run(["nm", "-D", "--undefined-only", library],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError("nm cannot read %s" % library)
+        if cudasplit.STUB_PREFIX in done.stdout:
+            raise RuntimeError("a launch stub is not instantiated")
+
+
+def _clear(directory):
+    for entry in os.listdir(directory):
+        target = os.path.join(directory, entry)
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            os.unlink(target)
+
+
 def build_inline(cache_dir, parts, name, directory, build, record):
-    """Run BUILD(directory, extra_include_paths) the fastest sure way;
-    RECORD gets "path" ("pch" or "plain") and "pch_ms" (what making the
-    shared header cost this build, 0.0 when it was already made)."""
+    """Run BUILD(directory, extra_include_paths, **overrides) the fastest
+    sure way; RECORD gets "path" ("pch", "split" or "plain"), "pch_ms"
+    (what making the shared header cost this build, 0.0 when it was
+    already made) and, for a plain build that could have been faster,
+    "plain_because"."""
     record["path"], record["pch_ms"] = "plain", 0.0
     includes = list(parts.get("extra_include_paths") or [])
-    if enabled() and _fit(parts):
-        try:
-            pch, record["pch_ms"] = precompiled(cache_dir, name,
-                                                parts.get("extra_cflags") or [],
-                                                includes)
-        except Exception:
-            pch = None      # no header to share: the plain build decides
-        if pch is not None:
-            try:
-                result = build(directory, [pch] + includes)
-                record["path"] = "pch"
-                return result
-            except Exception:
-                # The plain build's result is the one that counts, its
-                # message the compiler's own.
-                for entry in os.listdir(directory):
-                    target = os.path.join(directory, entry)
-                    if os.path.isdir(target) and not os.path.islink(target):
-                        shutil.rmtree(target, ignore_errors=True)
-                    else:
-                        os.unlink(target)
+    if not enabled():
+        return build(directory, includes)
+    cuda = bool(parts.get("cuda_sources"))
+    overrides, why = {}, None
+    try:
+        if cuda:
+            overrides, why = _split_sources(name, parts, includes)
+        elif not _fit(parts):
+            why = "flags that change what the header means"
+    except Exception as e:
+        overrides, why = None, "the split failed: %s" % e
+    if why is not None:
+        record["plain_because"] = why
+        return build(directory, includes)
+    try:
+        pch, record["pch_ms"] = precompiled(cache_dir, name, parts.get("extra_cflags") or [],
+                                            includes, cuda)
+        pch_includes = [pch] + includes
+    except Exception as e:
+        if not cuda:
+            record["plain_because"] = "no precompiled header: %s" % str(e)[:200]
+            return build(directory, includes)
+        pch_includes = includes     # the split pays off without it too
+    try:
+        result = build(directory, pch_includes, **overrides)
+        if cuda:
+            _check_stubs_linked(directory, name)
+        record["path"] = "split" if cuda else "pch"
+        return result
+    except Exception:
+        # The plain build's result is the one that counts, its message
+        # the compiler's own.
+        record["plain_because"] = "the %s build failed" % ("split" if cuda else "pch")
+        _clear(directory)
     return build(directory, includes)
