@@ -111,6 +111,8 @@ shell_tests += \
 	t/t4902-harness-builds.t \
 	t/t4903-harness-modules.t \
 	t/t4910-compile-fastbuild.t \
+	t/t4911-cuda-split.t \
+	t/t4912-cuda-split-gpu.t \
 	t/t5000-check-cpu.t \
 	t/t5100-check-protocol.t \
 	t/t5200-check-hostile.t \
@@ -118,7 +120,7 @@ shell_tests += \
 	t/t5800-check-input.t \
 	t/t5900-check-gpu.t
 test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
-	t/harness-imports.py
+	t/harness-imports.py t/cudasplit-show.py
 
 # dice-time
 shell_tests += \

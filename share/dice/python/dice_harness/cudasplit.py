@@ -442,10 +442,7 @@ def _rewrite_host(text, item, kernels, device_names, instances, shared_names=fro
     arguments each launched template kernel needs go to INSTANCES.
     Raises Unsure when it names a kernel or device symbol any other way."""
     toks = item.tokens
-    out, pos = [], item.start
-    i = 0
-    while i < len(toks):
-        kind, piece, offset = toks[i]
+    for i, (kind, piece, offset) in enumerate(toks):
         if kind == "pp" and _NVCC_ONLY.search(piece):
             raise Unsure("host code that asks which compiler it is under")
         if kind == "ident" and piece in device_names:
@@ -454,6 +451,10 @@ def _rewrite_host(text, item, kernels, device_names, instances, shared_names=fro
                 and toks[i + 1][1] == "(" and (i == 0 or toks[i - 1][1] not in ("::", ".", "->")):
             # nvcc's host pass has CUDA's own min and max; g++ has neither
             raise Unsure("host code that calls CUDA's %s" % piece)
+    out, pos = [], item.start
+    i = 0
+    while i < len(toks):
+        kind, piece, offset = toks[i]
         if kind != "ident" or piece not in kernels:
             i += 1
             continue
