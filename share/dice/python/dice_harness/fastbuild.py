@@ -290,7 +290,10 @@ def _split_sources(name, parts, includes):
     if found is None:
         return None, why
     host = _host_defines(name, parts, includes) + found.host
-    return {"cpp_sources": list(parts.get("cpp_sources") or []) + [host],
+    # no_implicit_headers drops main.cpp's first include too: put it back,
+    # first, where the precompiled header serves it.
+    return {"cpp_sources": ["#include <torch/extension.h>"] +
+            list(parts.get("cpp_sources") or []) + [host],
             "cuda_sources": [found.device], "no_implicit_headers": True}, None
 
 
