@@ -459,6 +459,8 @@ def install(cache_dir):
     if not _original:
         _original["load_inline"] = ext.load_inline
         _original["load"] = ext.load
+    _load_inline.__wrapped__ = _original["load_inline"]
+    _load.__wrapped__ = _original["load"]
     ext.load_inline = _load_inline
     ext.load = _load
 

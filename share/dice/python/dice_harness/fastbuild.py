@@ -228,8 +228,10 @@ def _split_refusal(parts):
     """Why PARTS cannot take the split path, or None."""
     if not hasattr(_split_refusal, "supported"):
         import torch.utils.cpp_extension as ext
+        # in a candidate's process load_inline is buildcache's wrapper,
+        # which names the original as __wrapped__
         _split_refusal.supported = "no_implicit_headers" in \
-            inspect.signature(ext.load_inline).parameters
+            inspect.signature(inspect.unwrap(ext.load_inline)).parameters
     if not _split_refusal.supported:
         return "this torch's load_inline has no no_implicit_headers"
     more = dict(parts.get("more") or [])
