@@ -151,7 +151,21 @@ test_expect_success 'a failing array task stops the chain: the score job is remo
 		GPU_SBATCH_FLAGS= >jobs &&
 	test "$(wait_for "$(sed -n "s/^sample //p" jobs)")" = FAILED &&
 	test "$(wait_for "$(sed -n "s/^score //p" jobs)")" = CANCELLED &&
-	! test -e broken/records.jsonl
+	! test -e broken/records.jsonl &&
+	test_line_count = 1 broken/samples.1-of-1.jsonl.part
+'
+
+test_expect_success 'submitted again, the failed sample counts as done' '
+	"$dice_slurm" OUT=broken PROBLEMS=L1:1 DEVICE=cpu SAMPLER="--exec false" \
+		GPU_SBATCH_FLAGS= >jobs &&
+	test "$(wait_for "$(sed -n "s/^score //p" jobs)")" = COMPLETED &&
+	"$DICE_PYTHON" -c "
+import json
+for r in map(json.loads, open(\"broken/records.jsonl\")):
+    print(r[\"id\"], r[\"sample\"][\"error\"], r[\"check\"][\"status\"])
+" >actual &&
+	echo "L1/1_ReLU the command failed (exit status 1) no_code" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success 'bad settings' '
