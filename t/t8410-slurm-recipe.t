@@ -5,7 +5,7 @@ test_description='contrib/slurm: the pipeline as SLURM array jobs on a real sing
 # A real slurmctld, slurmd and munged (Debian's slurm-wlm and munge),
 # configured here on this host alone, without cgroups or accounting.
 test_have_prereq TORCH || skip_all 'no torch'
-for prog in munged slurmctld slurmd sbatch scontrol sinfo; do
+for prog in munged slurmctld slurmd sbatch scancel scontrol sinfo squeue setsid; do
 	command -v "$prog" >/dev/null 2>&1 ||
 		skip_all "no $prog (apt-get install slurm-wlm munge)"
 done
@@ -14,17 +14,31 @@ test "$(id -u)" = 0 || skip_all 'slurmd needs root'
 dice_slurm="$TOP_SRCDIR/contrib/slurm/dice-slurm"
 sampler="'$DICE_PYTHON' '$TOP_SRCDIR/contrib/demo/demo-sampler.py' '$DICE_DATADIR' cpu"
 slurm=$TRASH_DIRECTORY/slurm
+# Run inside a job of a real cluster, sbatch would take that job's
+# defaults (SBATCH_PARTITION, SLURM_* of the job) for this test's.
+unset $(env | sed -n 's/^\(S\(BATCH\|LURM\)_[A-Za-z0-9_]*\)=.*/\1/p')
 SLURM_CONF=$slurm/slurm.conf
 export SLURM_CONF
 # The daemons are this test's children; they go when it ends, however.
-daemons=
+# Each runs in a session of its own, so that a signal to the test's
+# process group (^C under make check) leaves them up until the jobs still
+# running are cancelled: a job's slurmstepd would outlive slurmd.
+daemons= slurmctld_pid=
 stop_slurm () {
+	if test -n "$slurmctld_pid" && kill -0 "$slurmctld_pid" 2>/dev/null &&
+		test -n "$(timeout 10 squeue -h -o %i 2>/dev/null)"; then
+		timeout 10 scancel --user="$(id -un)" 2>/dev/null
+		for _ in $(seq 20); do
+			test -z "$(timeout 10 squeue -h -o %i 2>/dev/null)" && break
+			sleep 0.5
+		done
+	fi
 	for pid in $daemons; do kill "$pid" 2>/dev/null; done
 	for pid in $daemons; do wait "$pid" 2>/dev/null; done
 	daemons=
 }
 trap 'stop_slurm' EXIT
-trap 'stop_slurm; exit 1' HUP INT TERM
+trap 'stop_slurm; exit 1' HUP INT PIPE TERM
 
 # munged wants its socket's directory open to all, its key to root alone.
 mkdir -p "$slurm/state" "$slurm/spool" && chmod 755 "$slurm" || exit 1
@@ -61,23 +75,27 @@ PartitionName=cpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 PartitionName=gpu Nodes=ALL MaxTime=INFINITE State=UP
 EOF
 
-munged -F --key-file="$slurm/munge.key" --socket="$slurm/munge.sock" \
+setsid munged -F --key-file="$slurm/munge.key" --socket="$slurm/munge.sock" \
 	--pid-file="$slurm/munged.pid" --log-file="$slurm/munged.log" \
 	--seed-file="$slurm/munged.seed" >"$slurm/munged.out" 2>&1 &
 daemons="$daemons $!"
 for _ in $(seq 50); do test -S "$slurm/munge.sock" && break; sleep 0.1; done
 test -S "$slurm/munge.sock" ||
 	skip_all "munged did not start: $(tail -n 1 "$slurm/munged.out")"
-slurmctld -D -i >"$slurm/slurmctld.out" 2>&1 &
+setsid slurmctld -D -i >"$slurm/slurmctld.out" 2>&1 &
+slurmctld_pid=$!
 daemons="$daemons $!"
-slurmd -D >"$slurm/slurmd.out" 2>&1 &
+setsid slurmd -D >"$slurm/slurmd.out" 2>&1 &
 daemons="$daemons $!"
+# Up when the node is idle; given up at once when a daemon has died.
+node_state () { timeout 10 sinfo -h -n "$node" -p cpu -o %t 2>/dev/null; }
+alive () { for pid in $daemons; do kill -0 "$pid" 2>/dev/null || return 1; done; }
 for _ in $(seq 60); do
-	test "$(sinfo -h -n "$node" -p cpu -o %t 2>/dev/null)" = idle && break
+	alive && test "$(node_state)" != idle || break
 	sleep 0.5
 done
-test "$(sinfo -h -n "$node" -p cpu -o %t 2>/dev/null)" = idle ||
-	skip_all "SLURM did not start: $(tail -n 1 "$slurm/slurmctld.out" "$slurm/slurmd.out" | tr '\n' ' ')"
+alive && test "$(node_state)" = idle ||
+	skip_all "SLURM did not start: $(tail -q -n 1 "$slurm/slurmctld.out" "$slurm/slurmd.out" | tr '\n' ' ')"
 
 # wait_for JOBID: until the job has ended (4 minutes at most); prints its state.
 wait_for () {
