@@ -74,10 +74,12 @@ test_expect_success 'more shards than problems: the empty shards are files too' 
 	test_line_count = 2 three/records.jsonl
 '
 
-test_expect_success 'no SAMPLER: make stops with a message' '
+test_expect_success 'no SAMPLER, or no shards: make stops with a message' '
 	test_must_fail make -f "$pipeline" OUT=none PROBLEMS=L1:1 2>err &&
 	grep "SAMPLER is not set" err &&
-	! test -e none/samples.1-of-1.jsonl
+	! test -e none/samples.1-of-1.jsonl &&
+	test_must_fail make -f "$pipeline" OUT=none SAMPLER=x SHARDS=0 2>err &&
+	grep "invalid SHARDS .0." err
 '
 
 test_done

@@ -29,6 +29,9 @@ SCORE_FLAGS =
 SHARD_NAMES := $(foreach i,$(shell seq 1 $(SHARDS)),$(i)-of-$(SHARDS))
 # "2-of-4" names the files of shard 2 of 4; --shard takes it as 2/4.
 shard = $(subst -of-,/,$(1))
+ifeq ($(SHARD_NAMES),)
+$(error invalid SHARDS '$(SHARDS)' (a positive integer))
+endif
 
 all: $(OUT)/score.txt
 .PHONY: all
