@@ -44,3 +44,7 @@ demo: contrib/demo/dice-demo all
 	DICE_PROMPTDIR="$(abs_top_srcdir)/share/prompts" \
 	DICE_DEMO_SAMPLER="$(abs_top_srcdir)/contrib/demo/demo-sampler.py" \
 	contrib/demo/dice-demo -o $(DEMO_DIR) $(DEMO_ARGS)
+
+# the pipeline recipes: make over shards, SLURM array jobs (contrib/README)
+EXTRA_DIST += contrib/README contrib/make/pipeline.mk \
+	contrib/slurm/dice-slurm contrib/slurm/dice-stage.sbatch

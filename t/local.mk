@@ -97,7 +97,9 @@ shell_tests += \
 	t/t8100-curate-difficulty.t \
 	t/t8200-bicrl-recipe.t \
 	t/t0310-bash-completion.t \
-	t/t8300-demo.t
+	t/t8300-demo.t \
+	t/t8400-make-recipe.t \
+	t/t8410-slurm-recipe.t
 
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t
