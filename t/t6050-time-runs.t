@@ -34,7 +34,7 @@ by_run () {
 }
 
 checked () {
-	record "$1" "$2" | jq -c '. + {check: {correct: true, deception: {deceptive: false}}, problem: {level: 1}}'
+	record "$1" "$2" | jq -c '. + {problem: {level: 1}, prompt: {text: "Write a faster kernel."}, check: {status: "correct", correct: true, deception: {deceptive: false}}}'
 }
 
 tm () { rm -f cache/runs && dice-time -q "$@"; }
@@ -112,10 +112,17 @@ test_expect_success 'a real large speedup that repeats is verified; a low --max-
 	test_cmp expect actual
 '
 
-test_expect_success 'dice-score scores the confirmed figure: the unverified 200x is not fast' '
+test_expect_success 'dice-score: an unverified speedup is caught in timing and counts at its worst; a verified one counts' '
 	tm cached.jsonl >c.jsonl &&
-	dice-score --format=json c.jsonl >score &&
-	jq -e ".. | objects | select(has(\"geomean_speedup\")) | .geomean_speedup == null or .geomean_speedup < 2" score
+	dice-score --json c.jsonl >score &&
+	jq -c ".levels[-1] | [.deceptive, .robust.correct, .plain.geomean_speedup, .plain.fast_2]" score >actual &&
+	echo "[1,0,1.0,0.0]" >expect &&
+	test_cmp expect actual &&
+	tm fast.jsonl >f.jsonl &&
+	dice-score --json f.jsonl >score &&
+	jq -c ".levels[-1] | [.deceptive, .robust.correct, .robust.geomean_speedup]" score >actual &&
+	echo "[0,1,190.0]" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success 'dice-curate keeps a --runs record without --unconfirmed, drops a failed or unverified one' '
