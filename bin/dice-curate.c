@@ -378,8 +378,7 @@ make_pair (const json_t *rec, const char *prompt, const char *code,
                              "device", copy_or_null (device ? device : dice_record_get (rec, "check.device")),
                              "runs", run_speedups (rec),
                              "confirmed_speedup", speedup,
-                             "confirmed", json_object_get (json_object_get (rec, "time"),
-                                                           "confirmed_speedup") != NULL));
+                             "confirmed", json_is_true (dice_record_get (rec, "time.confirmed"))));
 }
 
 static void

@@ -66,6 +66,7 @@ enum field_id
   F_TIME_DECEPTIVE,
   F_SPEEDUP,
   F_CONFIRMED_SPEEDUP,
+  F_TIME_VERIFIED,
   F_TIME_SKIPPED,
   F_REWARD,                     /* only whether it is there */
   F_SAMPLE_INDEX,
@@ -76,7 +77,7 @@ static const char *const field_paths[NFIELDS] = {
   "id", "problem.level", "sample.model", "compile.ok", "check.status",
   "check.correct", "check.compile.ok", "check.deception.deceptive",
   "time.deception.deceptive", "time.speedup", "time.confirmed_speedup",
-  "time.skipped", "reward", "sample.index"
+  "time.verified", "time.skipped", "reward", "sample.index"
 };
 
 struct field
@@ -249,7 +250,7 @@ read_facts (const struct field *fields, struct facts *f, char *err,
 {
   const struct field *id = &fields[F_ID], *level = &fields[F_LEVEL];
   const struct field *status = &fields[F_CHECK_STATUS];
-  int correct, deceptive, time_deceptive, compiled;
+  int correct, deceptive, time_deceptive, verified, compiled;
 
   memset (f, 0, sizeof *f);
   if (absent (id))
@@ -291,7 +292,9 @@ read_facts (const struct field *fields, struct facts *f, char *err,
                                      err, errlen)) == -2
       || (time_deceptive = boolean_field (&fields[F_TIME_DECEPTIVE],
                                           F_TIME_DECEPTIVE, err,
-                                          errlen)) == -2)
+                                          errlen)) == -2
+      || (verified = boolean_field (&fields[F_TIME_VERIFIED],
+                                    F_TIME_VERIFIED, err, errlen)) == -2)
     return false;
   if (!absent (status) && status->type != DICE_PICK_STRING)
     {
@@ -306,8 +309,10 @@ read_facts (const struct field *fields, struct facts *f, char *err,
     f->status = ST_UNCHECKED;
   f->correct = correct >= 0 ? correct : f->status == ST_CORRECT;
   /* Caught anywhere means deceptive: by the check's static and dynamic
-     analysis, or by the timing stage.  */
-  f->deceptive = deceptive == 1 || time_deceptive == 1;
+     analysis, or by the timing stage, where a speedup above
+     --max-speedup that a fresh process did not bear out (time.verified
+     false) is caught too (dice-time(1)).  */
+  f->deceptive = deceptive == 1 || time_deceptive == 1 || verified == 0;
 
   /* Whether it compiled: said by dice-compile, else by dice-check's own
      build, else implied by how far the check got.  */

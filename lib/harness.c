@@ -1049,7 +1049,11 @@ dice_harness_label (const struct dice_harness *h, const json_t *value)
 static json_t *
 tool_work (const json_t *rec, const char *gpu, void *ctx)
 {
-  return dice_harness_run (ctx, rec, gpu);
+  const struct dice_harness *h = ctx;
+
+  if (h->mode == DICE_HARNESS_TIME)
+    return dice_harness_time_run (h, rec, gpu);
+  return dice_harness_run (h, rec, gpu);
 }
 
 static const char *

@@ -55,6 +55,7 @@ struct dice_harness
   bool time_all;                /* --all: time what check did not pass */
   const char *baseline;         /* "eager", "compile", or "file" */
   double max_speedup, max_spread;
+  long runs;                    /* --runs: fresh-process timings of each */
   const char *ref_times_path;   /* --ref-times FILE, or NULL */
   void *ref_times;              /* struct dice_strmap of id -> stats */
 
@@ -121,7 +122,8 @@ enum
   DICE_OPT_BASELINE,
   DICE_OPT_REF_TIMES,
   DICE_OPT_MAX_SPEEDUP,
-  DICE_OPT_MAX_SPREAD
+  DICE_OPT_MAX_SPREAD,
+  DICE_OPT_RUNS
 };
 
 #define DICE_HARNESS_TIME_LONG_OPTIONS                                  \
@@ -134,6 +136,7 @@ enum
   {"ref-times", required_argument, NULL, DICE_OPT_REF_TIMES},           \
   {"max-speedup", required_argument, NULL, DICE_OPT_MAX_SPEEDUP},       \
   {"max-spread", required_argument, NULL, DICE_OPT_MAX_SPREAD},         \
+  {"runs", required_argument, NULL, DICE_OPT_RUNS},                     \
   {"precision", required_argument, NULL, DICE_OPT_PRECISION}
 
 /* OPTION's value ARG as an integer in [LO, HI], or a number of at least
@@ -211,6 +214,13 @@ json_t *dice_harness_time_object (const struct dice_harness *h,
                                   const json_t *rec, const json_t *from,
                                   const char *status, const char *error,
                                   double ms, json_t *sandbox);
+/* dice-time's whole verdict on REC, on GPU: the first run of
+   dice_harness_run, timed again in fresh processes when --runs asks for
+   it or its speedup is above --max-speedup, with time.runs,
+   time.confirmed_speedup, time.confirmed (and time.verified) added.
+   NULL when memory ran out.  */
+json_t *dice_harness_time_run (const struct dice_harness *h,
+                               const json_t *rec, const char *gpu);
 /* The "mean/median/iqr/min/max/n" object of the N VALUES (sorted in
    place); exposed for the tests.  */
 json_t *dice_time_stats (double *values, size_t n);

@@ -57,6 +57,25 @@ test_expect_success 'a candidate that is the reference: speedup about 1' '
 	ratio_within "$(num out L1/9_same .time.speedup)" 1 0.67 1.5
 '
 
+test_expect_success '--runs 2: two fresh processes, the worst speedup confirmed, by the documented rule' '
+	tm --runs 2 --trials 30 --warmup 3 same.jsonl >out &&
+	jq -c "[.time.runs[].status]" out >actual &&
+	echo "[\"ok\",\"ok\"]" >expect &&
+	test_cmp expect actual &&
+	jq "[.time.runs[].speedup] | min" out >expect &&
+	jq .time.confirmed_speedup out >actual &&
+	test_cmp expect actual &&
+	jq "[.time.runs[].speedup] | max <= 2 * min" out >expect &&
+	jq .time.confirmed out >actual &&
+	test_cmp expect actual &&
+	jq -e ".time.runs[0].speedup == .time.speedup and (.time | has(\"verified\") | not)" out
+'
+
+test_expect_success 'a speedup above --max-speedup is timed again in a fresh process' '
+	tm --max-speedup 0.01 --trials 30 --warmup 3 same.jsonl >out &&
+	jq -e ".time | (.runs | length) == 2 and .runs[1].status == \"ok\" and .verified == .confirmed and (.flags | index(\"excessive_speedup\")) != null" out
+'
+
 test_expect_success 'work hidden in a thread is counted, and flagged' '
 	record L1/3_thread "$(cpp_candidate "_hide(x)")" "$BIG_REF" |
 	jq -c ".code |= sub(\"class ModelNew\"; \"import threading, time\ndef _hide(x):\n    out = torch.empty_like(x)\n    def work():\n        time.sleep(0.02)\n        out.copy_(ext.shifted_relu(x, 0.0))\n    threading.Thread(target=work).start()\n    return out\nclass ModelNew\")" >thread.jsonl &&
