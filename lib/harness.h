@@ -190,6 +190,13 @@ json_t *dice_harness_run (const struct dice_harness *h, const json_t *rec,
 
 /* A short word for VALUE (a result of dice_harness_run) for progress
    counts: the check status, or "built"/"failed".  */
+/* Whether REC can be judged at all: false, with ERR saying why, for a
+   record with code but no reference to judge it by (no ref, a ref that
+   is not a string or defines no Model): a mistake in the input, not the
+   candidate's failure.  */
+bool dice_harness_judgeable (const struct dice_harness *h, const json_t *rec,
+                             char *err, size_t errlen);
+
 const char *dice_harness_label (const struct dice_harness *h,
                                 const json_t *value);
 
