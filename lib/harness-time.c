@@ -72,6 +72,17 @@ dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
         }
       h->ref_times_path = arg;
       break;
+    case DICE_OPT_REF_DEVICE:
+      if (!*arg)
+        {
+          dice_invalid_value (err, errlen, "ref-device", arg, "a device name");
+          return DICE_HARNESS_OPTION_BAD;
+        }
+      h->ref_device = arg;
+      break;
+    case DICE_OPT_FORCE_REF_TIMES:
+      h->force_ref_times = true;
+      break;
     case DICE_OPT_MAX_SPEEDUP:
       if (!dice_harness_option_double ("max-speedup", arg, 0, true,
                                        &h->max_speedup, err, errlen))
@@ -107,6 +118,11 @@ Timing:\n\
       --ref-times=FILE   take the reference's times from FILE (KernelBench's\n\
                            baseline JSON, or dice-time output) instead of\n\
                            timing it\n\
+      --ref-device=NAME  the device FILE's times were measured on (default:\n\
+                           time.device of its records; a GPU for\n\
+                           KernelBench's JSON)\n\
+      --force-ref-times  use FILE's times even when they were measured on\n\
+                           another kind of device (CPU or GPU) than this run\n\
       --max-speedup=X    flag speedups above X (default 10)\n\
       --max-spread=X     flag a side whose IQR exceeds X times its median\n\
                            (default 0.1)\n\
@@ -309,8 +325,8 @@ load_kernelbench (struct dice_strmap *m, json_t *all, const char *path,
 
 /* dice-time output: records with time.ref.median.  */
 static int
-load_records (struct dice_strmap *m, const char *path, char *err,
-              size_t errlen)
+load_records (struct dice_strmap *m, const char *path, char **device,
+              char *err, size_t errlen)
 {
   struct dice_jsonl_reader r;
   json_t *rec;
@@ -336,6 +352,12 @@ load_records (struct dice_strmap *m, const char *path, char *err,
         }
       ref = json_object_get (json_object_get (rec, "time"), "ref");
       key = record_key (rec);
+      if (*device == NULL && json_is_string (json_object_get
+                                             (json_object_get (rec, "time"),
+                                              "device")))
+        *device = strdup (json_string_value (json_object_get
+                                             (json_object_get (rec, "time"),
+                                              "device")));
       if (key && json_is_number (json_object_get (ref, "median"))
           && json_number_value (json_object_get (ref, "median")) > 0
           && add_ref (m, key, json_deep_copy (ref), err, errlen) != 0)
@@ -352,12 +374,41 @@ load_records (struct dice_strmap *m, const char *path, char *err,
   return 0;
 }
 
+/* Whether the device DEVICE (a name as time.device spells it) is a CPU. */
+static bool
+cpu_device (const char *device)
+{
+  return strncasecmp (device, "cpu", 3) == 0;
+}
+
+/* Reference times taken on a CPU make every GPU kernel look fast, and a
+   GPU's make every CPU candidate look slow: the speedups would measure
+   the devices, not the candidates.  Refuse reference times measured on
+   REF_DEVICE (NULL: not said) when it is of another kind than the device
+   of this run, unless --force-ref-times.  */
+static int
+check_ref_device (const struct dice_harness *h, const char *ref_device,
+                  char *err, size_t errlen)
+{
+  bool here_cpu = strcmp (h->device, "cpu") == 0;
+
+  if (h->force_ref_times || ref_device == NULL
+      || cpu_device (ref_device) == here_cpu)
+    return 0;
+  snprintf (err, errlen, "the reference times in '%s' were measured on %s, "
+            "but this run times on %s: use --force-ref-times to use them "
+            "anyway, or --ref-device to say where they were measured",
+            h->ref_times_path, ref_device, here_cpu ? "the CPU" : "a GPU");
+  return -1;
+}
+
 int
 dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
 {
   struct dice_strmap *m;
   json_t *all;
   json_error_t jerr;
+  char *ref_device = NULL;
   int status;
 
   if (h->ref_times_path == NULL)
@@ -374,9 +425,16 @@ dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
   all = json_load_file (h->ref_times_path, 0, &jerr);
   if (json_is_object (all) && json_object_get (all, "id") == NULL
       && json_object_get (all, "time") == NULL)
-    status = load_kernelbench (m, all, h->ref_times_path, err, errlen);
+    {
+      status = load_kernelbench (m, all, h->ref_times_path, err, errlen);
+      /* KernelBench measured its baselines on GPUs (its timing
+         directories are named for them) and its JSON does not say
+         which.  */
+      ref_device = strdup ("a GPU (KernelBench's baseline JSON does not "
+                           "say which)");
+    }
   else
-    status = load_records (m, h->ref_times_path, err, errlen);
+    status = load_records (m, h->ref_times_path, &ref_device, err, errlen);
   json_decref (all);
   if (status == 0 && m->count == 0)
     {
@@ -384,6 +442,10 @@ dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
                 h->ref_times_path);
       status = -1;
     }
+  if (status == 0)
+    status = check_ref_device (h, h->ref_device ? h->ref_device : ref_device,
+                               err, errlen);
+  free (ref_device);
   return status;
 }
 

@@ -57,6 +57,8 @@ struct dice_harness
   double max_speedup, max_spread;
   const char *ref_times_path;   /* --ref-times FILE, or NULL */
   void *ref_times;              /* struct dice_strmap of id -> stats */
+  const char *ref_device;       /* --ref-device NAME, or NULL */
+  bool force_ref_times;         /* --force-ref-times */
 
   /* Deception (dice-check).  */
   bool no_robust;               /* --no-robust: flags, but no verdict */
@@ -121,7 +123,9 @@ enum
   DICE_OPT_BASELINE,
   DICE_OPT_REF_TIMES,
   DICE_OPT_MAX_SPEEDUP,
-  DICE_OPT_MAX_SPREAD
+  DICE_OPT_MAX_SPREAD,
+  DICE_OPT_REF_DEVICE,
+  DICE_OPT_FORCE_REF_TIMES
 };
 
 #define DICE_HARNESS_TIME_LONG_OPTIONS                                  \
@@ -134,6 +138,8 @@ enum
   {"ref-times", required_argument, NULL, DICE_OPT_REF_TIMES},           \
   {"max-speedup", required_argument, NULL, DICE_OPT_MAX_SPEEDUP},       \
   {"max-spread", required_argument, NULL, DICE_OPT_MAX_SPREAD},         \
+  {"ref-device", required_argument, NULL, DICE_OPT_REF_DEVICE},         \
+  {"force-ref-times", no_argument, NULL, DICE_OPT_FORCE_REF_TIMES},     \
   {"precision", required_argument, NULL, DICE_OPT_PRECISION}
 
 /* OPTION's value ARG as an integer in [LO, HI], or a number of at least

@@ -127,6 +127,7 @@ test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
 # dice-time
 shell_tests += \
 	t/t6000-time-fake.t \
+	t/t6010-time-ref-device.t \
 	t/t6100-time-cpu.t \
 	t/t6210-time-deception-records.t \
 	t/t6200-time-deception.t \

@@ -87,7 +87,7 @@ test_expect_success 'untimed records pass through untouched but for time.skipped
 test_expect_success '--ref-times with KernelBench baseline JSON: the reference is not timed' '
 	echo "{\"level1\": {\"19_ReLU.py\": {\"mean\": 100.0, \"std\": 1.0, \"min\": 99.0, \"max\": 103.0, \"num_trials\": 100}}}" >kb.json &&
 	record L1/19_ReLU "$(candidate "" "")" >relu.jsonl &&
-	tm --trials 5 --warmup 1 --ref-times kb.json relu.jsonl >out &&
+	tm --trials 5 --warmup 1 --ref-device cpu --ref-times kb.json relu.jsonl >out &&
 	jq -r ".time | [.status, .baseline, .ref_ms, .ref.max, (((.speedup - 100 / .new_ms) | fabs) < 0.01 * .speedup)] | @tsv" out >actual &&
 	printf "ok\tfile\t100\t103\ttrue\n" >expect &&
 	test_cmp expect actual
