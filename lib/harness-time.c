@@ -58,8 +58,7 @@ dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
     case DICE_OPT_BASELINE:
       if (strcmp (arg, "eager") && strcmp (arg, "compile"))
         {
-          snprintf (err, errlen, "invalid baseline '%s' (eager or compile)",
-                    arg);
+          dice_invalid_value (err, errlen, "baseline", arg, "eager or compile");
           return DICE_HARNESS_OPTION_BAD;
         }
       h->baseline = strcmp (arg, "eager") ? "compile" : "eager";

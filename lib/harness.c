@@ -113,8 +113,7 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
     case DICE_OPT_DEVICE:       /* --device */
       if (strcmp (arg, "auto") && strcmp (arg, "cpu") && strcmp (arg, "cuda"))
         {
-          snprintf (err, errlen, "invalid device '%s' (auto, cpu or cuda)",
-                    arg);
+          dice_invalid_value (err, errlen, "device", arg, "auto, cpu or cuda");
           return DICE_HARNESS_OPTION_BAD;
         }
       h->device = arg;
@@ -180,8 +179,8 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
         h->tolerance = "kernelbench";
       else
         {
-          snprintf (err, errlen,
-                    "invalid tolerance '%s' (dice or kernelbench)", arg);
+          dice_invalid_value (err, errlen, "tolerance", arg,
+                              "dice or kernelbench");
           return DICE_HARNESS_OPTION_BAD;
         }
       break;

@@ -77,4 +77,13 @@ test_expect_success 'times from the same kind of device are taken' '
 	test_cmp expect actual
 '
 
+test_expect_success 'refused option values read as every other tool'"'"'s: invalid --OPTION '"'"'ARG'"'"' (WHAT)' '
+	test_expect_code 2 dice-time --baseline lazy in.jsonl 2>err &&
+	grep "^dice-time: invalid --baseline .lazy. (eager or compile)$" err &&
+	test_expect_code 2 dice-check --device tpu in.jsonl 2>err &&
+	grep "^dice-check: invalid --device .tpu. (auto, cpu or cuda)$" err &&
+	test_expect_code 2 dice-check --tolerance loose in.jsonl 2>err &&
+	grep "^dice-check: invalid --tolerance .loose. (dice or kernelbench)$" err
+'
+
 test_done
