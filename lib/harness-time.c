@@ -8,6 +8,9 @@
 
 #include "harness.h"
 #include "numarg.h"
+#include "datadir.h"
+#include "proc.h"
+#include "secrets.h"
 #include "jsonl.h"
 #include "stats.h"
 #include "strmap.h"
@@ -401,6 +404,71 @@ check_ref_device (const struct dice_harness *h, const char *ref_device,
   return -1;
 }
 
+/* Asks the interpreter whether its torch can compile: prints why not and
+   exits 1 when it cannot.  torch.compile came in torch 2.0; where it is,
+   dynamo may still refuse this Python (torch 2.0 on Python 3.12).  */
+static const char compile_probe[] = "\
+import sys\n\
+try:\n\
+    import torch\n\
+except Exception as e:\n\
+    print('cannot import torch: %s' % e); sys.exit(1)\n\
+if not hasattr(torch, 'compile'):\n\
+    print('torch %s has no torch.compile (it came in torch 2.0)'\n\
+          % torch.__version__); sys.exit(1)\n\
+try:\n\
+    from torch._dynamo.eval_frame import check_if_dynamo_supported\n\
+except Exception:\n\
+    check_if_dynamo_supported = lambda: None\n\
+try:\n\
+    check_if_dynamo_supported()\n\
+except Exception as e:\n\
+    print('torch %s cannot compile here: %s' % (torch.__version__, e))\n\
+    sys.exit(1)\n";
+
+/* --baseline compile on a torch that cannot compile would make every
+   candidate's timing fail: one error before any candidate runs.  */
+static int
+check_compile_baseline (char *err, size_t errlen)
+{
+  char *argv[] = { (char *) dice_python (), "-c", (char *) compile_probe,
+                   NULL };
+  char **env = dice_proc_env (dice_secret_name, NULL);
+  struct dice_proc_result r;
+  int status = 0;
+
+  if (env == NULL)
+    {
+      snprintf (err, errlen, "memory exhausted");
+      return -1;
+    }
+  if (dice_proc_run (argv, env, "", 0, 300, &r) != 0)
+    {
+      snprintf (err, errlen, "--baseline compile: cannot run '%s': %s",
+                dice_python (), strerror (errno));
+      dice_proc_env_free (env);
+      return -1;
+    }
+  dice_proc_env_free (env);
+  if (r.timed_out || !WIFEXITED (r.status) || WEXITSTATUS (r.status) != 0)
+    {
+      char *why = r.out && *r.out ? r.out
+        : r.err && *r.err ? r.err : "the interpreter failed";
+
+      size_t n;
+
+      dice_one_line (why, 300);
+      n = strlen (why);
+      while (n > 0 && why[n - 1] == ' ')
+        why[--n] = '\0';
+      snprintf (err, errlen, "--baseline compile needs torch.compile: %s",
+                r.timed_out ? "asking torch timed out" : why);
+      status = -1;
+    }
+  dice_proc_result_free (&r);
+  return status;
+}
+
 int
 dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
 {
@@ -411,7 +479,8 @@ dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
   int status;
 
   if (h->ref_times_path == NULL)
-    return 0;
+    return strcmp (h->baseline, "compile") == 0
+      ? check_compile_baseline (err, errlen) : 0;
   if ((m = calloc (1, sizeof *m)) == NULL)
     {
       snprintf (err, errlen, "memory exhausted");

@@ -128,6 +128,7 @@ test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
 shell_tests += \
 	t/t6000-time-fake.t \
 	t/t6010-time-ref-device.t \
+	t/t6020-time-compile-baseline.t \
 	t/t6100-time-cpu.t \
 	t/t6210-time-deception-records.t \
 	t/t6200-time-deception.t \

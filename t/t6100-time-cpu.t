@@ -93,13 +93,12 @@ test_expect_success '--ref-times with KernelBench baseline JSON: the reference i
 	test_cmp expect actual
 '
 
-test_expect_success '--baseline compile on a torch without torch.compile: a clear error' '
+test_expect_success '--baseline compile on a torch without torch.compile: one error before any candidate, exit 2' '
 	if "$DICE_PYTHON" -c "import torch, sys; sys.exit(hasattr(torch, \"compile\"))"; then
-		tm --trials 2 --warmup 0 --baseline compile relu.jsonl >out &&
-		jq -r ".time | [.status, .baseline] | @tsv" out >actual &&
-		printf "runtime_error\tcompile\n" >expect &&
-		test_cmp expect actual &&
-		jq -r .time.error out | grep "needs torch.compile"
+		test_expect_code 2 tm --trials 2 --warmup 0 --baseline compile relu.jsonl >out 2>err &&
+		test_must_be_empty out &&
+		test_line_count = 1 err &&
+		grep "^dice-time: --baseline compile needs torch.compile: torch .* has no torch.compile" err
 	fi
 '
 
