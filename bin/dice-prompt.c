@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "msg.h"
+#include "numarg.h"
 #include "options.h"
 #include "progname.h"
 #include "record.h"
@@ -765,7 +766,11 @@ main (int argc, char **argv)
         if (strcmp (optarg, "fp32") && strcmp (optarg, "fp16")
             && strcmp (optarg, "bf16"))
           {
-            dice_error ("invalid precision '%s' (fp32, fp16 or bf16)", optarg);
+            char msg[256];
+
+            dice_invalid_value (msg, sizeof msg, "precision", optarg,
+                                "fp32, fp16 or bf16");
+            dice_error ("%s", msg);
             dice_try_help ();
             return DICE_EXIT_TROUBLE;
           }

@@ -376,6 +376,7 @@ write_summary_json (const struct settings *o, const struct summary *s,
       for (int v = 0; v < NVIEWS; v++)
         if (o->views[v])
           set_new (l, view_names[v], view_json (o, &s[i].view[v]));
+      set_new (l, "provenance", provenance_json (s[i].level));
       json_array_append_new (levels, l);
     }
   set_new (top, "levels", levels);
@@ -468,6 +469,77 @@ write_latex (const struct settings *o, const struct summary *s, size_t n)
 }
 
 
+/* What the samples of LEVEL were judged with: an array per kind of the
+   distinct values (empty where no record says), and the kinds mixed.  */
+json_t *
+provenance_json (long level)
+{
+  const struct provenance *p = provenance_of (level);
+  json_t *j = json_object (), *mixed = json_array ();
+
+  for (int k = 0; k < NPROVENANCE; k++)
+    {
+      json_t *values = json_array ();
+      char *msg = mixing_message (p, k);
+
+      for (size_t i = 0; p && i < p->n[k]; i++)
+        json_array_append_new (values, json_string (p->values[k][i]));
+      set_new (j, provenance_names[k], values);
+      if (msg)
+        json_array_append_new (mixed, json_string (msg));
+      free (msg);
+    }
+  set_new (j, "warnings", mixed);
+  return j;
+}
+
+/* Under the table, a line per level saying what it covers, and the
+   warnings about mixing that went to standard error.  */
+void
+write_provenance_text (const struct summary *s, size_t n)
+{
+  static const char *const labels[NPROVENANCE] = {
+    "device", "uuid", "torch", "CUDA", "tolerance", "precision", "baseline"
+  };
+
+  putchar ('\n');
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct provenance *p = provenance_of (s[i].level);
+
+      if (s[i].level < 0)
+        fputs ("all levels:", stdout);
+      else
+        printf ("level %ld:", s[i].level);
+      for (int k = 0, said = 0; k < NPROVENANCE; k++)
+        {
+          size_t nv = p ? p->n[k] : 0;
+
+          if (nv == 0)
+            continue;
+          printf ("%s %s ", said++ ? ";" : "", labels[k]);
+          for (size_t v = 0; v < nv; v++)
+            printf ("%s%s", v ? " | " : "", p->values[k][v]);
+          if (p->more[k])
+            fputs (" | ...", stdout);
+        }
+      if (!p)
+        fputs (" nothing recorded of device, torch, tolerance, precision "
+               "or baseline", stdout);
+      putchar ('\n');
+      for (int k = 0; k < NPROVENANCE; k++)
+        {
+          char *msg = mixing_message (p, k);
+
+          if (msg)
+            printf ("warning: %s\n", msg);
+          free (msg);
+        }
+    }
+  if (fflush (stdout) != 0 || ferror (stdout))
+    write_failed ();
+}
+
 /* The summary as a table: for people the levels and views are columns
    (metrics as rows); Markdown and CSV have a row per level and view.  */
 void
@@ -482,6 +554,7 @@ write_summary_table (const struct settings *o, const struct summary *s,
 
       draw (o, &t);
       grid_free (&t);
+      write_provenance_text (s, n);
     }
   else
     draw (o, &g);

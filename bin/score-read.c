@@ -70,6 +70,21 @@ enum field_id
   F_TIME_SKIPPED,
   F_REWARD,                     /* only whether it is there */
   F_SAMPLE_INDEX,
+  /* Provenance: where and how the record was judged; time's where it
+     was timed, else check's.  */
+  F_CHECK_DEVICE,
+  F_TIME_DEVICE,
+  F_CHECK_DEVICE_UUID,
+  F_TIME_DEVICE_UUID,
+  F_CHECK_TORCH,
+  F_TIME_TORCH,
+  F_CHECK_CUDA,
+  F_TIME_CUDA,
+  F_CHECK_ATOL,
+  F_CHECK_RTOL,
+  F_CHECK_PRECISION,
+  F_TIME_PRECISION,
+  F_TIME_BASELINE,
   NFIELDS
 };
 
@@ -77,7 +92,10 @@ static const char *const field_paths[NFIELDS] = {
   "id", "problem.level", "sample.model", "compile.ok", "check.status",
   "check.correct", "check.compile.ok", "check.deception.deceptive",
   "time.deception.deceptive", "time.speedup", "time.confirmed_speedup",
-  "time.verified", "time.skipped", "reward", "sample.index"
+  "time.verified", "time.skipped", "reward", "sample.index",
+  "check.device", "time.device", "check.device_uuid", "time.device_uuid",
+  "check.torch", "time.torch", "check.cuda", "time.cuda", "check.atol",
+  "check.rtol", "check.precision", "time.precision", "time.baseline"
 };
 
 struct field
@@ -385,6 +403,103 @@ problem_for (const struct facts *f)
 
 unsigned long repeated_samples;
 
+/* Provenance.  */
+
+const char *const provenance_names[NPROVENANCE] = {
+  "devices", "device_uuids", "torch", "cuda", "tolerances", "precisions",
+  "baselines"
+};
+
+struct provenance *provenances;
+size_t nprovenances;
+
+static struct provenance *
+provenance_for (long level)
+{
+  for (size_t i = 0; i < nprovenances; i++)
+    if (provenances[i].level == level)
+      return &provenances[i];
+  provenances = xrealloc (provenances,
+                          (nprovenances + 1) * sizeof *provenances);
+  memset (&provenances[nprovenances], 0, sizeof *provenances);
+  provenances[nprovenances].level = level;
+  return &provenances[nprovenances++];
+}
+
+static void
+provenance_add (struct provenance *p, enum provenance_kind kind,
+                const char *value)
+{
+  size_t n = p->n[kind];
+
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (p->values[kind][i], value) == 0)
+      return;
+  if (n == MAX_PROVENANCE)
+    {
+      p->more[kind] = true;
+      return;
+    }
+  p->values[kind][n] = xstrdup (value);
+  p->n[kind] = n + 1;
+}
+
+/* The string of field TIMED where it is one, else of CHECKED; NULL.  */
+static const char *
+string_of (const struct field *fields, enum field_id timed,
+           enum field_id checked)
+{
+  if (fields[timed].type == DICE_PICK_STRING)
+    return fields[timed].string;
+  if (fields[checked].type == DICE_PICK_STRING)
+    return fields[checked].string;
+  return NULL;
+}
+
+static bool
+is_number (const struct field *f)
+{
+  return f->type == DICE_PICK_INTEGER || f->type == DICE_PICK_REAL;
+}
+
+/* Note what FIELDS say about where and how the sample of LEVEL was
+   judged, under its level and under all (-1).  */
+static void
+note_provenance (const struct field *fields, long level)
+{
+  const char *values[NPROVENANCE];
+  char tolerance[64] = "";
+
+  values[PROV_DEVICE] = string_of (fields, F_TIME_DEVICE, F_CHECK_DEVICE);
+  values[PROV_DEVICE_UUID] = string_of (fields, F_TIME_DEVICE_UUID,
+                                        F_CHECK_DEVICE_UUID);
+  values[PROV_TORCH] = string_of (fields, F_TIME_TORCH, F_CHECK_TORCH);
+  values[PROV_CUDA] = string_of (fields, F_TIME_CUDA, F_CHECK_CUDA);
+  if (is_number (&fields[F_CHECK_ATOL]) && is_number (&fields[F_CHECK_RTOL]))
+    snprintf (tolerance, sizeof tolerance, "atol=%g rtol=%g",
+              fields[F_CHECK_ATOL].number, fields[F_CHECK_RTOL].number);
+  values[PROV_TOLERANCE] = *tolerance ? tolerance : NULL;
+  values[PROV_PRECISION] = string_of (fields, F_TIME_PRECISION,
+                                      F_CHECK_PRECISION);
+  values[PROV_BASELINE] = fields[F_TIME_BASELINE].type == DICE_PICK_STRING
+    ? fields[F_TIME_BASELINE].string : NULL;
+  for (int k = 0; k < NPROVENANCE; k++)
+    if (values[k])
+      {
+        provenance_add (provenance_for (level), k, values[k]);
+        provenance_add (provenance_for (-1), k, values[k]);
+      }
+}
+
+const struct provenance *
+provenance_of (long level)
+{
+  for (size_t i = 0; i < nprovenances; i++)
+    if (provenances[i].level == level)
+      return &provenances[i];
+  return NULL;
+}
+
 /* Whether P already scored a sample with INDEX; marks it scored.  */
 static bool
 seen_before (struct problem *p, long long index)
@@ -504,7 +619,10 @@ read_input (const struct settings *o, const char *path)
         keep_record (o, offset, len, picked && compact
                      && fields[F_REWARD].type == DICE_PICK_MISSING, &f);
       else
-        add_sample (&f);
+        {
+          add_sample (&f);
+          note_provenance (fields, f.level);
+        }
       json_decref (rec);
     }
   dice_jsonl_close (&in);
@@ -520,6 +638,11 @@ free_problems (void)
       free (problems[i]);
     }
   free (problems);
+  for (size_t i = 0; i < nprovenances; i++)
+    for (int k = 0; k < NPROVENANCE; k++)
+      for (size_t j = 0; j < provenances[i].n[k]; j++)
+        free (provenances[i].values[k][j]);
+  free (provenances);
   free (first_model);
   dice_strmap_free (&problem_map);
 }

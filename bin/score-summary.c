@@ -176,9 +176,88 @@ all_summaries (const struct settings *o, size_t *n)
   return s;
 }
 
+/* What mixing kind K is called in a message; NULL for a kind whose
+   values may differ without harm (the GPUs of one model).  */
+static const char *
+mixing_name (enum provenance_kind k)
+{
+  static const char *const names[NPROVENANCE] = {
+    [PROV_DEVICE] = "devices", [PROV_TORCH] = "torch versions",
+    [PROV_CUDA] = "CUDA versions", [PROV_TOLERANCE] = "tolerances",
+    [PROV_PRECISION] = "precisions", [PROV_BASELINE] = "baselines"
+  };
+  return names[k];
+}
+
+/* "level 1 mixes devices "A" and "B"" when P's level mixes values of
+   kind K, else NULL; a new string.  */
+char *
+mixing_message (const struct provenance *p, enum provenance_kind k)
+{
+  char *msg, *longer;
+
+  if (p == NULL || p->level < 0 || !mixing_name (k) || p->n[k] < 2)
+    return NULL;
+  msg = xasprintf ("level %ld mixes %s \"%s\"", p->level, mixing_name (k),
+                   p->values[k][0]);
+  for (size_t i = 1; i < p->n[k]; i++)
+    {
+      bool last = i + 1 == p->n[k] && !p->more[k];
+
+      longer = xasprintf ("%s%s\"%s\"", msg, last ? " and " : ", ",
+                          p->values[k][i]);
+      free (msg);
+      msg = longer;
+    }
+  if (p->more[k])
+    {
+      longer = xasprintf ("%s and more", msg);
+      free (msg);
+      msg = longer;
+    }
+  return msg;
+}
+
+/* Samples judged on different devices, torches, tolerances, precisions
+   or baselines do not measure the same thing: a level that mixes them is
+   said once per kind.  */
+void
+warn_about_mixing (void)
+{
+  for (long level = 0; level <= LONG_MAX; level++)
+    {
+      const struct provenance *p = NULL;
+      long next = LONG_MAX;
+      bool any = false;
+
+      /* Levels in order, whatever order the records came in.  */
+      for (size_t i = 0; i < nprovenances; i++)
+        if (provenances[i].level >= level && provenances[i].level <= next)
+          {
+            next = provenances[i].level;
+            p = &provenances[i];
+            any = true;
+          }
+      if (!any)
+        break;
+      for (int k = 0; k < NPROVENANCE; k++)
+        {
+          char *msg = mixing_message (p, k);
+
+          if (msg)
+            dice_error ("warning: %s", msg);
+          free (msg);
+        }
+      if (next == LONG_MAX)
+        break;
+      level = next;
+    }
+}
+
 void
 warn_about_bad_input (const struct settings *o, const struct summary *all)
 {
+  warn_about_mixing ();
   for (int v = 0; v < NVIEWS; v++)
     if (o->views[v] && all->view[v].untimed)
       dice_error ("%lu sample%s correct in the %s view %s not "

@@ -135,6 +135,32 @@ struct summary
   struct view_summary view[NVIEWS];
 };
 
+/* Provenance: the distinct values of where and how the samples of a
+   level were judged (level -1: all levels).  */
+enum provenance_kind
+{
+  PROV_DEVICE,
+  PROV_DEVICE_UUID,
+  PROV_TORCH,
+  PROV_CUDA,
+  PROV_TOLERANCE,               /* "atol=A rtol=R" */
+  PROV_PRECISION,
+  PROV_BASELINE,
+  NPROVENANCE
+};
+
+#define MAX_PROVENANCE 8
+
+struct provenance
+{
+  long level;
+  char *values[NPROVENANCE][MAX_PROVENANCE];
+  size_t n[NPROVENANCE];
+  bool more[NPROVENANCE];       /* more distinct values than kept */
+};
+
+extern const char *const provenance_names[NPROVENANCE];
+
 /* What reading found (score-read.c); the settings are main's, passed to
    whatever needs them.  */
 extern int exit_status;
@@ -148,6 +174,9 @@ char *xasprintf (const char *fmt, ...) DICE_PRINTF (1, 2);
 bool robust_correct (const struct facts *f);
 void read_input (const struct settings *o, const char *path);
 void free_problems (void);
+const struct provenance *provenance_of (long level);
+extern struct provenance *provenances;
+extern size_t nprovenances;
 
 /* score-rewards.c */
 size_t keep_text (const char *line, size_t len);
@@ -164,6 +193,8 @@ unsigned long correct_in_view (const struct problem *p, enum view v);
 struct summary *all_summaries (const struct settings *o, size_t *n);
 void warn_about_bad_input (const struct settings *o,
                            const struct summary *all);
+char *mixing_message (const struct provenance *p, enum provenance_kind k);
+void warn_about_mixing (void);
 
 /* score-format.c.  A grid of cells (row 0 the header) is drawn as aligned
    text, Markdown or CSV, so every format shows the same numbers.  */
@@ -187,6 +218,8 @@ void write_summary_table (const struct settings *o, const struct summary *s,
 void write_summary_json (const struct settings *o, const struct summary *s,
                          size_t n);
 void write_latex (const struct settings *o, const struct summary *s, size_t n);
+void write_provenance_text (const struct summary *s, size_t n);
+json_t *provenance_json (long level);
 
 /* score-problem.c */
 enum view speed_view (const struct settings *o);

@@ -8,6 +8,9 @@
 
 #include "harness.h"
 #include "numarg.h"
+#include "datadir.h"
+#include "proc.h"
+#include "secrets.h"
 #include "jsonl.h"
 #include "stats.h"
 #include "strmap.h"
@@ -65,8 +68,7 @@ dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
     case DICE_OPT_BASELINE:
       if (strcmp (arg, "eager") && strcmp (arg, "compile"))
         {
-          snprintf (err, errlen, "invalid baseline '%s' (eager or compile)",
-                    arg);
+          dice_invalid_value (err, errlen, "baseline", arg, "eager or compile");
           return DICE_HARNESS_OPTION_BAD;
         }
       h->baseline = strcmp (arg, "eager") ? "compile" : "eager";
@@ -78,6 +80,17 @@ dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
           return DICE_HARNESS_OPTION_BAD;
         }
       h->ref_times_path = arg;
+      break;
+    case DICE_OPT_REF_DEVICE:
+      if (!*arg)
+        {
+          dice_invalid_value (err, errlen, "ref-device", arg, "a device name");
+          return DICE_HARNESS_OPTION_BAD;
+        }
+      h->ref_device = arg;
+      break;
+    case DICE_OPT_FORCE_REF_TIMES:
+      h->force_ref_times = true;
       break;
     case DICE_OPT_MAX_SPEEDUP:
       if (!dice_harness_option_double ("max-speedup", arg, 0, true,
@@ -119,6 +132,11 @@ Timing:\n\
       --ref-times=FILE   take the reference's times from FILE (KernelBench's\n\
                            baseline JSON, or dice-time output) instead of\n\
                            timing it\n\
+      --ref-device=NAME  the device FILE's times were measured on (default:\n\
+                           time.device of its records; a GPU for\n\
+                           KernelBench's JSON)\n\
+      --force-ref-times  use FILE's times even when they were measured on\n\
+                           another kind of device (CPU or GPU) than this run\n\
       --max-speedup=X    flag speedups above X (default 10), and time such\n\
                            a candidate again in a fresh process before\n\
                            its speedup counts\n\
@@ -326,8 +344,8 @@ load_kernelbench (struct dice_strmap *m, json_t *all, const char *path,
 
 /* dice-time output: records with time.ref.median.  */
 static int
-load_records (struct dice_strmap *m, const char *path, char *err,
-              size_t errlen)
+load_records (struct dice_strmap *m, const char *path, char **device,
+              char *err, size_t errlen)
 {
   struct dice_jsonl_reader r;
   json_t *rec;
@@ -353,6 +371,12 @@ load_records (struct dice_strmap *m, const char *path, char *err,
         }
       ref = json_object_get (json_object_get (rec, "time"), "ref");
       key = record_key (rec);
+      if (*device == NULL && json_is_string (json_object_get
+                                             (json_object_get (rec, "time"),
+                                              "device")))
+        *device = strdup (json_string_value (json_object_get
+                                             (json_object_get (rec, "time"),
+                                              "device")));
       if (key && json_is_number (json_object_get (ref, "median"))
           && json_number_value (json_object_get (ref, "median")) > 0
           && add_ref (m, key, json_deep_copy (ref), err, errlen) != 0)
@@ -369,16 +393,111 @@ load_records (struct dice_strmap *m, const char *path, char *err,
   return 0;
 }
 
+/* Whether the device DEVICE (a name as time.device spells it) is a CPU. */
+static bool
+cpu_device (const char *device)
+{
+  return strncasecmp (device, "cpu", 3) == 0;
+}
+
+/* Reference times taken on a CPU make every GPU kernel look fast, and a
+   GPU's make every CPU candidate look slow: the speedups would measure
+   the devices, not the candidates.  Refuse reference times measured on
+   REF_DEVICE (NULL: not said) when it is of another kind than the device
+   of this run, unless --force-ref-times.  */
+static int
+check_ref_device (const struct dice_harness *h, const char *ref_device,
+                  char *err, size_t errlen)
+{
+  bool here_cpu = strcmp (h->device, "cpu") == 0;
+
+  if (h->force_ref_times || ref_device == NULL
+      || cpu_device (ref_device) == here_cpu)
+    return 0;
+  snprintf (err, errlen, "the reference times in '%s' were measured on %s, "
+            "but this run times on %s: use --force-ref-times to use them "
+            "anyway, or --ref-device to say where they were measured",
+            h->ref_times_path, ref_device, here_cpu ? "the CPU" : "a GPU");
+  return -1;
+}
+
+/* Asks the interpreter whether its torch can compile: prints why not and
+   exits 1 when it cannot.  torch.compile came in torch 2.0; where it is,
+   dynamo may still refuse this Python (torch 2.0 on Python 3.12).  */
+static const char compile_probe[] = "\
+import sys\n\
+try:\n\
+    import torch\n\
+except Exception as e:\n\
+    print('cannot import torch: %s' % e); sys.exit(1)\n\
+if not hasattr(torch, 'compile'):\n\
+    print('torch %s has no torch.compile (it came in torch 2.0)'\n\
+          % torch.__version__); sys.exit(1)\n\
+try:\n\
+    from torch._dynamo.eval_frame import check_if_dynamo_supported\n\
+except Exception:\n\
+    check_if_dynamo_supported = lambda: None\n\
+try:\n\
+    check_if_dynamo_supported()\n\
+except Exception as e:\n\
+    print('torch %s cannot compile here: %s' % (torch.__version__, e))\n\
+    sys.exit(1)\n";
+
+/* --baseline compile on a torch that cannot compile would make every
+   candidate's timing fail: one error before any candidate runs.  */
+static int
+check_compile_baseline (char *err, size_t errlen)
+{
+  char *argv[] = { (char *) dice_python (), "-c", (char *) compile_probe,
+                   NULL };
+  char **env = dice_proc_env (dice_secret_name, NULL);
+  struct dice_proc_result r;
+  int status = 0;
+
+  if (env == NULL)
+    {
+      snprintf (err, errlen, "memory exhausted");
+      return -1;
+    }
+  if (dice_proc_run (argv, env, "", 0, 300, &r) != 0)
+    {
+      snprintf (err, errlen, "--baseline compile: cannot run '%s': %s",
+                dice_python (), strerror (errno));
+      dice_proc_env_free (env);
+      return -1;
+    }
+  dice_proc_env_free (env);
+  if (r.timed_out || !WIFEXITED (r.status) || WEXITSTATUS (r.status) != 0)
+    {
+      char *why = r.out && *r.out ? r.out
+        : r.err && *r.err ? r.err : "the interpreter failed";
+
+      size_t n;
+
+      dice_one_line (why, 300);
+      n = strlen (why);
+      while (n > 0 && why[n - 1] == ' ')
+        why[--n] = '\0';
+      snprintf (err, errlen, "--baseline compile needs torch.compile: %s",
+                r.timed_out ? "asking torch timed out" : why);
+      status = -1;
+    }
+  dice_proc_result_free (&r);
+  return status;
+}
+
 int
 dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
 {
   struct dice_strmap *m;
   json_t *all;
   json_error_t jerr;
+  char *ref_device = NULL;
   int status;
 
   if (h->ref_times_path == NULL)
-    return 0;
+    return strcmp (h->baseline, "compile") == 0
+      ? check_compile_baseline (err, errlen) : 0;
   if ((m = calloc (1, sizeof *m)) == NULL)
     {
       snprintf (err, errlen, "memory exhausted");
@@ -391,9 +510,16 @@ dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
   all = json_load_file (h->ref_times_path, 0, &jerr);
   if (json_is_object (all) && json_object_get (all, "id") == NULL
       && json_object_get (all, "time") == NULL)
-    status = load_kernelbench (m, all, h->ref_times_path, err, errlen);
+    {
+      status = load_kernelbench (m, all, h->ref_times_path, err, errlen);
+      /* KernelBench measured its baselines on GPUs (its timing
+         directories are named for them) and its JSON does not say
+         which.  */
+      ref_device = strdup ("a GPU (KernelBench's baseline JSON does not "
+                           "say which)");
+    }
   else
-    status = load_records (m, h->ref_times_path, err, errlen);
+    status = load_records (m, h->ref_times_path, &ref_device, err, errlen);
   json_decref (all);
   if (status == 0 && m->count == 0)
     {
@@ -401,6 +527,10 @@ dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
                 h->ref_times_path);
       status = -1;
     }
+  if (status == 0)
+    status = check_ref_device (h, h->ref_device ? h->ref_device : ref_device,
+                               err, errlen);
+  free (ref_device);
   return status;
 }
 

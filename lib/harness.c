@@ -21,6 +21,8 @@
 #include "harness.h"
 #include "msg.h"
 #include "numarg.h"
+#include "pylex.h"
+#include "pymod.h"
 #include "record.h"
 #include "sandbox.h"
 #include "resume.h"
@@ -111,8 +113,7 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
     case DICE_OPT_DEVICE:       /* --device */
       if (strcmp (arg, "auto") && strcmp (arg, "cpu") && strcmp (arg, "cuda"))
         {
-          snprintf (err, errlen, "invalid device '%s' (auto, cpu or cuda)",
-                    arg);
+          dice_invalid_value (err, errlen, "device", arg, "auto, cpu or cuda");
           return DICE_HARNESS_OPTION_BAD;
         }
       h->device = arg;
@@ -178,8 +179,8 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
         h->tolerance = "kernelbench";
       else
         {
-          snprintf (err, errlen,
-                    "invalid tolerance '%s' (dice or kernelbench)", arg);
+          dice_invalid_value (err, errlen, "tolerance", arg,
+                              "dice or kernelbench");
           return DICE_HARNESS_OPTION_BAD;
         }
       break;
@@ -1036,6 +1037,81 @@ dice_harness_run (const struct dice_harness *h, const json_t *rec,
   return value;
 }
 
+/* Whether the module REF defines Model: a top-level class of that name,
+   or the name bound some other way (an import, an assignment).  A ref
+   the outline cannot read is given the benefit of the doubt: the
+   harness says what is wrong with it.  */
+static bool
+ref_defines_model (const char *ref)
+{
+  struct dice_pymod m;
+  bool found;
+
+  if (dice_pymod_parse (&m, ref, strlen (ref)) != 0)
+    {
+      dice_pymod_free (&m);
+      return true;
+    }
+  found = false;
+  for (size_t i = 0; i < m.nstmts && !found; i++)
+    {
+      const struct dice_pystmt *st = &m.stmts[i];
+
+      if (st->kind == DICE_PYSTMT_CLASS || st->kind == DICE_PYSTMT_DEF
+          || st->kind == DICE_PYSTMT_COMPOUND)
+        found = st->kind == DICE_PYSTMT_CLASS
+          && st->name_tok < m.ntoks
+          && dice_pytok_is (ref, &m.toks[st->name_tok], "Model");
+      else
+        for (size_t t = st->first_tok; t < st->end_tok && !found; t++)
+          found = m.toks[t].kind == DICE_PYTOK_NAME
+            && dice_pytok_is (ref, &m.toks[t], "Model");
+    }
+  /* A class Model under "if" or "try" is a definition too.  */
+  for (size_t t = 0; t + 1 < m.ntoks && !found; t++)
+    found = dice_pytok_is (ref, &m.toks[t], "class")
+      && dice_pytok_is (ref, &m.toks[t + 1], "Model");
+  dice_pymod_free (&m);
+  return found;
+}
+
+bool
+dice_harness_judgeable (const struct dice_harness *h, const json_t *rec,
+                        char *err, size_t errlen)
+{
+  const char *code = json_string_value (json_object_get (rec, "code"));
+  json_t *ref = json_object_get (rec, "ref");
+  json_t *skip;
+
+  /* What is not run needs no reference: no code, or (dice-time) not a
+     correct, honest candidate.  */
+  if (code == NULL || !*code)
+    return true;
+  if (h->mode == DICE_HARNESS_TIME
+      && (skip = dice_harness_time_skip (h, rec)) != NULL)
+    {
+      json_decref (skip);
+      return true;
+    }
+  if (ref == NULL || json_is_null (ref))
+    snprintf (err, errlen, "no ref (the problem's reference source, which "
+              "dice-prompt writes): cannot be judged; skipped");
+  else if (!json_is_string (ref))
+    snprintf (err, errlen, "ref is not a string: cannot be judged; skipped");
+  else if (!ref_defines_model (json_string_value (ref)))
+    snprintf (err, errlen, "ref defines no class Model: cannot be judged; "
+              "skipped");
+  else
+    return true;
+  return false;
+}
+
+static bool
+tool_judgeable (const json_t *rec, void *ctx, char *err, size_t errlen)
+{
+  return dice_harness_judgeable (ctx, rec, err, errlen);
+}
+
 const char *
 dice_harness_label (const struct dice_harness *h, const json_t *value)
 {
@@ -1092,7 +1168,8 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   /* Static, so what it points to stays reachable on every exit.  */
   static struct dice_harness h;
   static struct dice_resume resume;
-  struct dice_sched s = { .work = tool_work, .label = tool_label };
+  struct dice_sched s = { .work = tool_work, .label = tool_label,
+                          .judgeable = tool_judgeable };
   char err[512];
   char **slots;
   size_t nslots;

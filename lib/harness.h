@@ -58,6 +58,8 @@ struct dice_harness
   long runs;                    /* --runs: fresh-process timings of each */
   const char *ref_times_path;   /* --ref-times FILE, or NULL */
   void *ref_times;              /* struct dice_strmap of id -> stats */
+  const char *ref_device;       /* --ref-device NAME, or NULL */
+  bool force_ref_times;         /* --force-ref-times */
 
   /* Deception (dice-check).  */
   bool no_robust;               /* --no-robust: flags, but no verdict */
@@ -123,7 +125,9 @@ enum
   DICE_OPT_REF_TIMES,
   DICE_OPT_MAX_SPEEDUP,
   DICE_OPT_MAX_SPREAD,
-  DICE_OPT_RUNS
+  DICE_OPT_RUNS,
+  DICE_OPT_REF_DEVICE,
+  DICE_OPT_FORCE_REF_TIMES
 };
 
 #define DICE_HARNESS_TIME_LONG_OPTIONS                                  \
@@ -137,6 +141,8 @@ enum
   {"max-speedup", required_argument, NULL, DICE_OPT_MAX_SPEEDUP},       \
   {"max-spread", required_argument, NULL, DICE_OPT_MAX_SPREAD},         \
   {"runs", required_argument, NULL, DICE_OPT_RUNS},                     \
+  {"ref-device", required_argument, NULL, DICE_OPT_REF_DEVICE},         \
+  {"force-ref-times", no_argument, NULL, DICE_OPT_FORCE_REF_TIMES},     \
   {"precision", required_argument, NULL, DICE_OPT_PRECISION}
 
 /* OPTION's value ARG as an integer in [LO, HI], or a number of at least
@@ -193,6 +199,13 @@ json_t *dice_harness_run (const struct dice_harness *h, const json_t *rec,
 
 /* A short word for VALUE (a result of dice_harness_run) for progress
    counts: the check status, or "built"/"failed".  */
+/* Whether REC can be judged at all: false, with ERR saying why, for a
+   record with code but no reference to judge it by (no ref, a ref that
+   is not a string or defines no Model): a mistake in the input, not the
+   candidate's failure.  */
+bool dice_harness_judgeable (const struct dice_harness *h, const json_t *rec,
+                             char *err, size_t errlen);
+
 const char *dice_harness_label (const struct dice_harness *h,
                                 const json_t *value);
 

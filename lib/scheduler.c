@@ -214,6 +214,25 @@ set_status (struct state *st, int status)
   pthread_mutex_unlock (&st->lock);
 }
 
+/* Report the bad line just read from IN; false when the run must stop
+   reading (--strict).  */
+static bool
+bad_input (struct state *st, const struct dice_jsonl_reader *in,
+           const char *err)
+{
+  dice_error_at (in->name, in->line, "%s", err);
+  if (dice_opts.strict)
+    {
+      /* Stop reading, but finish and write what was read.  */
+      pthread_mutex_lock (&st->lock);
+      st->status = DICE_EXIT_TROUBLE;
+      pthread_mutex_unlock (&st->lock);
+      return false;
+    }
+  set_status (st, DICE_EXIT_INPUT);
+  return true;
+}
+
 /* Read one input; returns false when the run must stop reading.  */
 static bool
 read_input (struct state *st, const char *path)
@@ -239,19 +258,7 @@ read_input (struct state *st, const char *path)
           go_on = false;
         }
       else if (got == -1)
-        {
-          dice_error_at (in.name, in.line, "%s", err);
-          if (dice_opts.strict)
-            {
-              /* Stop reading, but finish and write what was read.  */
-              pthread_mutex_lock (&st->lock);
-              st->status = DICE_EXIT_TROUBLE;
-              pthread_mutex_unlock (&st->lock);
-              go_on = false;
-            }
-          else
-            set_status (st, DICE_EXIT_INPUT);
-        }
+        go_on = bad_input (st, &in, err);
       else if (!dice_shard_keeps (&dice_opts.shard, rec))
         json_decref (rec);
       else if (st->s->resume && dice_record_id (rec) == NULL)
@@ -269,6 +276,12 @@ read_input (struct state *st, const char *path)
           pthread_mutex_lock (&st->lock);
           st->resumed++;
           pthread_mutex_unlock (&st->lock);
+        }
+      else if (st->s->judgeable
+               && !st->s->judgeable (rec, st->s->ctx, err, sizeof err))
+        {
+          json_decref (rec);
+          go_on = bad_input (st, &in, err);
         }
       else
         go_on = enqueue (st, rec);

@@ -27,6 +27,11 @@ struct dice_sched
   /* The work: the new value of KEY for REC (a new reference), or NULL
      when memory ran out.  Called from worker threads.  */
   json_t *(*work) (const json_t *rec, const char *slot, void *ctx);
+  /* NULL, or whether REC can be worked on at all: false (ERR saying
+     why) makes it bad input, reported and skipped as a malformed line.
+     Called from the reading thread.  */
+  bool (*judgeable) (const json_t *rec, void *ctx, char *err,
+                     size_t errlen);
   /* A word for a value, for the progress counts (may be NULL).  */
   const char *(*label) (const json_t *value, void *ctx);
   void *ctx;

@@ -93,6 +93,7 @@ shell_tests += \
 	t/t7300-score-bad-input.t \
 	t/t7400-score-pass-at-k.t \
 	t/t7500-score-deception-sources.t \
+	t/t7600-score-provenance.t \
 	t/t8000-curate-sft.t \
 	t/t8100-curate-difficulty.t \
 	t/t8200-bicrl-recipe.t \
@@ -120,6 +121,7 @@ shell_tests += \
 	t/t5200-check-hostile.t \
 	t/t5210-check-builder.t \
 	t/t5800-check-input.t \
+	t/t5820-harness-unjudgeable.t \
 	t/t5900-check-gpu.t
 test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
 	t/harness-imports.py t/cudasplit-show.py
@@ -127,6 +129,8 @@ test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
 # dice-time
 shell_tests += \
 	t/t6000-time-fake.t \
+	t/t6010-time-ref-device.t \
+	t/t6020-time-compile-baseline.t \
 	t/t6050-time-runs.t \
 	t/t6100-time-cpu.t \
 	t/t6210-time-deception-records.t \

@@ -47,7 +47,7 @@ test_expect_success '--precision is recorded and explained in the prompt' '
 	dice-prompt --precision bf16 L1:1 >out &&
 	jq -e ".prompt.precision == \"bf16\" and (.prompt.text | contains(\"bfloat16\"))" out &&
 	test_expect_code 2 dice-prompt --precision fp8 L1:1 2>err &&
-	grep "invalid precision .fp8." err
+	grep "^dice-prompt: invalid --precision .fp8. (fp32, fp16 or bf16)$" err
 '
 
 test_expect_success 'an infill template needs input records' '

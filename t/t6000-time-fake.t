@@ -191,7 +191,7 @@ test_expect_success '--ref-times with KernelBench baseline JSON' '
 		checked L1/3_C "$code" &&
 		record x "$code" | jq -c "del(.id) + {problem: {level: 1, index: 2, name: \"B\"}, check: {correct: true}}"
 	} >kbin.jsonl &&
-	tm --ref-times kb.json kbin.jsonl >out &&
+	tm --force-ref-times --ref-times kb.json kbin.jsonl >out &&
 	jq -c "[.id, .time.skipped // .time.speedup, .time.baseline, .time.ref.n, .time.ref.iqr]" out >actual &&
 	printf "%s\n" "[\"L1/1_A\",2,\"file\",100,null]" "[\"L2/1_A\",8,\"file\",100,null]" \
 		"[\"L1/3_C\",\"no reference time\",null,null,null]" "[null,4,\"file\",100,null]" >expect &&
@@ -203,7 +203,7 @@ test_expect_success '--ref-times with KernelBench baseline JSON' '
 
 test_expect_success '--ref-times with earlier dice-time output' '
 	checked L1/1_A "$(fake_time "[6,6,6]" "[3,3,3]")" | tm >earlier.jsonl &&
-	checked L1/1_A "$(fake_time None "[2,2,2]")" | tm --ref-times earlier.jsonl >out &&
+	checked L1/1_A "$(fake_time None "[2,2,2]")" | tm --device cpu --ref-times earlier.jsonl >out &&
 	jq -c ".time | [.ref_ms, .new_ms, .speedup, .baseline]" out >actual &&
 	echo "[6,2,3,\"file\"]" >expect &&
 	test_cmp expect actual

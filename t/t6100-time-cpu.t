@@ -106,19 +106,18 @@ test_expect_success 'untimed records pass through untouched but for time.skipped
 test_expect_success '--ref-times with KernelBench baseline JSON: the reference is not timed' '
 	echo "{\"level1\": {\"19_ReLU.py\": {\"mean\": 100.0, \"std\": 1.0, \"min\": 99.0, \"max\": 103.0, \"num_trials\": 100}}}" >kb.json &&
 	record L1/19_ReLU "$(candidate "" "")" >relu.jsonl &&
-	tm --trials 5 --warmup 1 --ref-times kb.json relu.jsonl >out &&
+	tm --trials 5 --warmup 1 --ref-device cpu --ref-times kb.json relu.jsonl >out &&
 	jq -r ".time | [.status, .baseline, .ref_ms, .ref.max, (((.speedup - 100 / .new_ms) | fabs) < 0.01 * .speedup)] | @tsv" out >actual &&
 	printf "ok\tfile\t100\t103\ttrue\n" >expect &&
 	test_cmp expect actual
 '
 
-test_expect_success '--baseline compile on a torch without torch.compile: a clear error' '
+test_expect_success '--baseline compile on a torch without torch.compile: one error before any candidate, exit 2' '
 	if "$DICE_PYTHON" -c "import torch, sys; sys.exit(hasattr(torch, \"compile\"))"; then
-		tm --trials 2 --warmup 0 --baseline compile relu.jsonl >out &&
-		jq -r ".time | [.status, .baseline] | @tsv" out >actual &&
-		printf "runtime_error\tcompile\n" >expect &&
-		test_cmp expect actual &&
-		jq -r .time.error out | grep "needs torch.compile"
+		test_expect_code 2 tm --trials 2 --warmup 0 --baseline compile relu.jsonl >out 2>err &&
+		test_must_be_empty out &&
+		test_line_count = 1 err &&
+		grep "^dice-time: --baseline compile needs torch.compile: torch .* has no torch.compile" err
 	fi
 '
 

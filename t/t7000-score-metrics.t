@@ -69,6 +69,10 @@ test_expect_success 'setup: the fixture' '
 	geomean_speedup   1.500   2.121   2.500  2.500   1.936  2.241
 	timed                 1       2       1      1       2      3
 	bad_speedups          1       1       0      0       1      1
+
+	level 1: nothing recorded of device, torch, tolerance, precision or baseline
+	level 2: nothing recorded of device, torch, tolerance, precision or baseline
+	all levels: nothing recorded of device, torch, tolerance, precision or baseline
 	EOF
 	echo "dice-score: 1 sample had a speedup that is not a positive finite number (null, NaN or infinite); never counted as fast" >expect.warning
 '
