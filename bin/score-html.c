@@ -433,17 +433,9 @@ write_html (const struct settings *o, const struct summary *s, size_t n)
 {
   struct dice_outfile out;
 
-  if (!dice_outfile_open (&out, o->html_path))
-    {
-      dice_error_errno (errno, "cannot write '%s'", o->html_path);
-      exit (DICE_EXIT_TROUBLE);
-    }
+  output_open (&out, o->html_path);
   write_page (o, out.fp, s, n);
-  if (!dice_outfile_commit (&out))
-    {
-      dice_error_errno (errno, "write error on '%s'", o->html_path);
-      exit (DICE_EXIT_TROUBLE);
-    }
+  output_commit (&out);
 }
 
 void

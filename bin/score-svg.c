@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "closeout.h"
 #include "msg.h"
 #include "stats.h"
 #include "xalloc.h"
@@ -321,6 +322,31 @@ svg_plot (const struct settings *o, FILE *fp, long level, enum view v,
   fputs ("</svg>\n", fp);
 }
 
+/* Open PATH ("-": standard output) for a whole-or-nothing write, or end
+   the program.  */
+void
+output_open (struct dice_outfile *out, const char *path)
+{
+  if (!dice_outfile_open (out, path))
+    {
+      dice_error_errno (errno, "cannot write '%s'", path);
+      exit (DICE_EXIT_TROUBLE);
+    }
+}
+
+/* Finish OUT: the file is renamed into place, or the program ends with
+   one error line (none for a reader of standard output that has gone).  */
+void
+output_commit (struct dice_outfile *out)
+{
+  if (dice_outfile_commit (out))
+    return;
+  if (strcmp (out->path, "-") == 0)
+    dice_stdout_failed (errno);
+  dice_error_errno (errno, "write error on '%s'", out->path);
+  exit (DICE_EXIT_TROUBLE);
+}
+
 /* The figure: a plot per level (and one over all levels when there are
    several) side by side, in the speed view.  */
 void
@@ -331,11 +357,7 @@ write_svg (const struct settings *o, const struct summary *s, size_t n)
   size_t nplots = n > 2 ? n : 1;
   enum view v = speed_view (o);
 
-  if (!dice_outfile_open (&out, o->svg_path))
-    {
-      dice_error_errno (errno, "cannot write '%s'", o->svg_path);
-      exit (DICE_EXIT_TROUBLE);
-    }
+  output_open (&out, o->svg_path);
   fp = out.fp;
   fprintf (fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
@@ -348,9 +370,5 @@ write_svg (const struct settings *o, const struct summary *s, size_t n)
     svg_plot (o, fp, n > 2 ? s[i].level : s[0].level, v, true,
               (int) i * PLOT_WIDTH, 0);
   fputs ("</svg>\n", fp);
-  if (!dice_outfile_commit (&out))
-    {
-      dice_error_errno (errno, "write error on '%s'", o->svg_path);
-      exit (DICE_EXIT_TROUBLE);
-    }
+  output_commit (&out);
 }

@@ -201,6 +201,9 @@ size_t run_count (void);
 const char *run_label (size_t i);
 void free_runs (void);
 void write_escaped (FILE *fp, const char *text);
+struct dice_outfile;
+void output_open (struct dice_outfile *out, const char *path);
+void output_commit (struct dice_outfile *out);
 void svg_plot (const struct settings *o, FILE *fp, long level, enum view v,
                bool place, int x, int y);
 void write_svg (const struct settings *o, const struct summary *s, size_t n);
