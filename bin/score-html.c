@@ -225,7 +225,8 @@ tr:nth-child(even) td{background:#fafafa}\n\
 background:#f6f8fa}.card b{display:block;font-size:22px}\n\
 details{text-align:left;max-width:520px}\n\
 details ul{margin:4px 0;padding-left:18px;font-size:12px;\
-font-family:monospace;white-space:pre-wrap;word-break:break-all}\n";
+font-family:monospace}\n\
+details li{white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0}\n";
 
 static void
 write_number (FILE *fp, double x, const char *suffix)
@@ -353,9 +354,13 @@ write_problem_row (FILE *fp, const struct problem *p, enum view v)
            p->deceptive ? " class=\"bad\"" : "", p->deceptive);
   if (d && d->text)
     {
-      fprintf (fp, "<details><summary>%lu flag%s, %lu error%s</summary>"
-               "<ul>\n", d->flags, d->flags == 1 ? "" : "s", d->errors,
-               d->errors == 1 ? "" : "s");
+      fputs ("<details><summary>", fp);
+      if (d->flags)
+        fprintf (fp, "%lu flag%s", d->flags, d->flags == 1 ? "" : "s");
+      if (d->errors)
+        fprintf (fp, "%s%lu error%s", d->flags ? ", " : "", d->errors,
+                 d->errors == 1 ? "" : "s");
+      fputs ("</summary><ul>\n", fp);
       fputs (d->text, fp);
       if (d->items > MAX_ITEMS)
         fprintf (fp, "<li>... and %zu more</li>\n", d->items - MAX_ITEMS);
