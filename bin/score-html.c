@@ -5,6 +5,7 @@
 #include "system.h"
 
 #include <math.h>
+#include <sys/stat.h>
 
 #include "jsonl.h"
 #include "msg.h"
@@ -176,7 +177,9 @@ note_record (json_t *rec)
     }
 }
 
-/* The second pass, over the FILEs main read (none: standard input).  */
+/* The second pass, over the FILEs main read (none: standard input).  A
+   FILE that is not a regular file (a pipe, "<(...)") was used up by the
+   first.  */
 void
 html_read_details (char *const *paths, size_t npaths)
 {
@@ -185,11 +188,13 @@ html_read_details (char *const *paths, size_t npaths)
   for (size_t i = 0; i < npaths; i++)
     {
       struct dice_jsonl_reader in;
+      struct stat st;
       json_t *rec;
       char err[64];
       int got;
 
-      if (strcmp (paths[i], "-") == 0 || dice_jsonl_open (&in, paths[i]))
+      if (strcmp (paths[i], "-") == 0 || stat (paths[i], &st) != 0
+          || !S_ISREG (st.st_mode) || dice_jsonl_open (&in, paths[i]))
         {
           from_stdin = true;
           continue;
@@ -242,9 +247,9 @@ write_provenance (FILE *fp)
 {
   fputs ("<h2>Provenance</h2>\n", fp);
   if (from_stdin)
-    fputs ("<p class=\"note\">Records read from standard input cannot be "
-           "read a second time: give them as FILEs for provenance, "
-           "flag evidence and errors.</p>\n", fp);
+    fputs ("<p class=\"note\">Records read from standard input (or a "
+           "pipe) cannot be read a second time: give them as FILEs for "
+           "provenance, flag evidence and errors.</p>\n", fp);
   fputs ("<table>\n", fp);
   for (size_t t = 0; t < DICE_ARRAY_SIZE (tallies); t++)
     {

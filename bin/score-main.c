@@ -356,6 +356,9 @@ main (int argc, char **argv)
     dice_die_usage ("--rows-only needs --latex");
   if (o->per_problem && o->format == FORMAT_LATEX)
     dice_die_usage ("--per-problem cannot be a LaTeX table");
+  if (o->svg_path && o->html_path && !strcmp (o->svg_path, "-")
+      && !strcmp (o->html_path, "-"))
+    dice_die_usage ("--svg - and --html - cannot both have standard output");
 
   for (int i = optind; i < argc || i == optind; i++)
     {

@@ -133,8 +133,11 @@ test_expect_success '--html -: the page on standard output, in place of the summ
 	echo "<!DOCTYPE html>" >expect &&
 	test_cmp expect actual &&
 	! grep "^level" stdout.html &&
-	grep -F "Records read from standard input cannot be read a second time" stdout.html &&
-	! grep -F "<details>" stdout.html
+	grep -F "Records read from standard input (or a pipe) cannot be read a second time" stdout.html &&
+	! grep -F "<details>" stdout.html &&
+	test_expect_code 2 dice-score --html - --svg - a.jsonl >out 2>err &&
+	test_must_be_empty out &&
+	grep "^dice-score: --svg - and --html - cannot both have standard output" err
 '
 
 test_expect_success 'an unwritable --html file is trouble (exit 2) and leaves nothing' '
