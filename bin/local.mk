@@ -17,7 +17,7 @@ bin_dice_sample_LDADD = $(CLI_LIBS) $(LIBCURL_LIBS) -lm
 bin_PROGRAMS += bin/dice-score
 bin_dice_score_SOURCES = bin/score-main.c bin/score.h bin/score-read.c \
   bin/score-rewards.c bin/score-summary.c bin/score-format.c \
-  bin/score-problem.c bin/score-svg.c
+  bin/score-problem.c bin/score-svg.c bin/score-html.c
 bin_dice_score_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-split

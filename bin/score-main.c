@@ -34,6 +34,7 @@ enum
   OPT_PER_PROBLEM,
   OPT_SVG,
   OPT_SVG_MAX,
+  OPT_HTML,
   OPT_REWARDS,
   OPT_COMPILE_WEIGHT,
   OPT_CORRECT_WEIGHT,
@@ -55,6 +56,7 @@ static const struct option long_options[] = {
   {"per-problem", no_argument, NULL, OPT_PER_PROBLEM},
   {"svg", required_argument, NULL, OPT_SVG},
   {"svg-max", required_argument, NULL, OPT_SVG_MAX},
+  {"html", required_argument, NULL, OPT_HTML},
   {"rewards", optional_argument, NULL, OPT_REWARDS},
   {"compile-weight", required_argument, NULL, OPT_COMPILE_WEIGHT},
   {"correct-weight", required_argument, NULL, OPT_CORRECT_WEIGHT},
@@ -96,8 +98,12 @@ Output (aligned text by default):\n\
                            name (there by default the first sample.model)\n\
       --per-problem      a row per problem instead: status counts, best\n\
                            and median speedup\n\
-      --svg=FILE         also draw fast_p against p for each level to FILE\n\
-      --svg-max=P        the largest p drawn (default 4)\n\
+      --svg=FILE         also draw fast_p against p, a plot per level\n\
+                           with a line per FILE, to FILE\n\
+      --svg-max=P        the largest p drawn (default 10)\n\
+      --html=FILE        also write a report page to FILE: provenance,\n\
+                           per level both views and their plots, a row\n\
+                           per problem with its flags and errors\n\
 \n\
 Rewards:\n\
       --rewards[=KIND]   write each record with a 'reward' key: KIND bic\n\
@@ -210,8 +216,10 @@ write_summaries (const struct settings *o)
   struct summary *s = all_summaries (o, &n);
 
   warn_about_bad_input (o, &s[n - 1]);
-  /* "--svg -" puts the figure where the summary would go.  */
-  if (o->svg_path && strcmp (o->svg_path, "-") == 0)
+  /* "--svg -" or "--html -" puts the figure or page where the summary
+     would go.  */
+  if ((o->svg_path && strcmp (o->svg_path, "-") == 0)
+      || (o->html_path && strcmp (o->html_path, "-") == 0))
     ;
   else if (o->per_problem)
     write_per_problem (o);
@@ -223,6 +231,8 @@ write_summaries (const struct settings *o)
     write_summary_table (o, s, n);
   if (o->svg_path)
     write_svg (o, s, n);
+  if (o->html_path)
+    write_html (o, s, n);
   free (s);
 }
 
@@ -233,7 +243,7 @@ main (int argc, char **argv)
     .ks = {1}, .nks = 1,
     .ps = {1, 2}, .nps = 2,
     .views = {true, true},
-    .svg_max = 4,
+    .svg_max = 10,
     .compile_weight = 0.1, .correct_weight = 1, .speed_weight = 1,
     .speedup_cap = 10,
   };
@@ -287,8 +297,11 @@ main (int argc, char **argv)
           o->svg_path = optarg;
           break;
         case OPT_SVG_MAX:       /* --svg-max */
-          o->svg_max = dice_option_double ("svg-max", optarg, 0, HUGE_VAL,
+          o->svg_max = dice_option_double ("svg-max", optarg, 1, HUGE_VAL,
                                            true);
+          break;
+        case OPT_HTML:          /* --html */
+          o->html_path = optarg;
           break;
         case OPT_REWARDS:       /* --rewards */
           if (optarg == NULL || strcmp (optarg, "bic") == 0)
@@ -330,7 +343,7 @@ main (int argc, char **argv)
               return DICE_EXIT_TROUBLE;
             }
         }
-      if ((c >= OPT_JSON && c <= OPT_SVG_MAX) || c == 'k' || c == 'p')
+      if ((c >= OPT_JSON && c <= OPT_HTML) || c == 'k' || c == 'p')
         score_options = true;
     }
   if (o->rewards != REWARD_NONE && score_options)
@@ -343,11 +356,21 @@ main (int argc, char **argv)
     dice_die_usage ("--rows-only needs --latex");
   if (o->per_problem && o->format == FORMAT_LATEX)
     dice_die_usage ("--per-problem cannot be a LaTeX table");
+  if (o->svg_path && o->html_path && !strcmp (o->svg_path, "-")
+      && !strcmp (o->html_path, "-"))
+    dice_die_usage ("--svg - and --html - cannot both have standard output");
 
-  if (optind == argc)
-    read_input (o, "-");
-  for (int i = optind; i < argc; i++)
-    read_input (o, argv[i]);
+  for (int i = optind; i < argc || i == optind; i++)
+    {
+      const char *path = i < argc ? argv[i] : "-";
+
+      run_begin ();
+      read_input (o, path);
+      run_end (argc - optind > 1 || !(o->label || first_model) ? path
+               : o->label ? o->label : first_model);
+    }
+  if (o->html_path)
+    html_read_details (argv + optind, (size_t) (argc - optind));
 
   if (record_count == 0)
     {
@@ -367,6 +390,8 @@ main (int argc, char **argv)
   else
     write_summaries (o);
   free_problems ();
+  free_runs ();
+  free_html ();
   free_kept ();
   return exit_status;
 }

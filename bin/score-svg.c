@@ -1,43 +1,139 @@
-/* score-svg.c: dice-score --svg: the fast_p curve as a figure.  */
+/* score-svg.c: the fast_p figure, one plot per level with a line per run
+   on a log-scaled speedup axis, for --svg and --html alike.  */
 #include "system.h"
 
-#include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 
-#include "jsonl.h"
-#include "jsonpick.h"
+#include "closeout.h"
 #include "msg.h"
-#include "options.h"
-#include "record.h"
 #include "stats.h"
-#include "strmap.h"
 #include "xalloc.h"
 #include "outfile.h"
 #include "score.h"
 
-/* The fast_p curve as an SVG figure.  fast_p is a step function of p: the
-   share of problems whose best correct speedup exceeds p, so it is drawn
-   exactly, as steps at each problem's best speedup.  */
+/* fast_p is a step function of p: the share of problems whose best correct
+   speedup exceeds p, so it is drawn exactly, as steps at each problem's
+   best speedup.  A run is what one input FILE added: reading joins FILEs
+   into one set of problems, so a run is taken as the difference that
+   reading its FILE made to each problem's samples and speedups.  */
 
-/* Plot geometry, in SVG user units (points at 1:1): a figure for one
-   column of a two-column paper.  */
+/* A problem as one run saw it.  */
+struct run_problem
+{
+  long level;
+  double best[NVIEWS];          /* 0 without a correct timed sample */
+};
+
+struct run
+{
+  char *label;
+  struct run_problem *problems;
+  size_t nproblems;
+};
+
+static struct run *runs;
+static size_t nruns;
+static unsigned long *samples_before, *speeds_before;
+static size_t nproblems_before;
+
+void
+run_begin (void)
+{
+  free (samples_before);
+  free (speeds_before);
+  samples_before = xcalloc (nproblems + 1, sizeof *samples_before);
+  speeds_before = xcalloc (nproblems + 1, sizeof *speeds_before);
+  for (size_t i = 0; i < nproblems; i++)
+    {
+      samples_before[i] = problems[i]->samples;
+      speeds_before[i] = problems[i]->nspeeds;
+    }
+  nproblems_before = nproblems;
+}
+
+void
+run_end (const char *label)
+{
+  struct run *r;
+
+  runs = xrealloc (runs, (nruns + 1) * sizeof *runs);
+  r = &runs[nruns++];
+  r->label = xstrdup (label);
+  r->problems = xcalloc (nproblems + 1, sizeof *r->problems);
+  r->nproblems = 0;
+  for (size_t i = 0; i < nproblems; i++)
+    {
+      const struct problem *p = problems[i];
+      bool old = i < nproblems_before;
+      size_t first = old ? speeds_before[i] : 0;
+      struct run_problem *rp;
+
+      if (p->samples == (old ? samples_before[i] : 0))
+        continue;
+      rp = &r->problems[r->nproblems++];
+      rp->level = p->level;
+      for (int v = 0; v < NVIEWS; v++)
+        rp->best[v] = 0;
+      for (size_t s = first; s < p->nspeeds; s++)
+        for (int v = 0; v < NVIEWS; v++)
+          if (speed_in_view (&p->speeds[s], (enum view) v)
+              && p->speeds[s].value > rp->best[v])
+            rp->best[v] = p->speeds[s].value;
+    }
+}
+
+size_t
+run_count (void)
+{
+  return nruns;
+}
+
+const char *
+run_label (size_t i)
+{
+  return runs[i].label;
+}
+
+void
+free_runs (void)
+{
+  for (size_t i = 0; i < nruns; i++)
+    {
+      free (runs[i].label);
+      free (runs[i].problems);
+    }
+  free (runs);
+  free (samples_before);
+  free (speeds_before);
+}
+
+/* Plot geometry, in SVG user units.  */
 enum
 {
-  SVG_WIDTH = 360, SVG_HEIGHT = 240,
-  PLOT_LEFT = 46, PLOT_RIGHT = 282, PLOT_TOP = 12, PLOT_BOTTOM = 200
+  PLOT_WIDTH = 440, PLOT_HEIGHT = 300,
+  PLOT_LEFT = 52, PLOT_RIGHT = 428, PLOT_TOP = 30, PLOT_BOTTOM = 254
 };
+
+/* The smallest p drawn: a tenth of the reference's speed.  */
+#define SVG_MIN_P 0.1
 
 /* Okabe and Ito's palette, told apart with colour-blindness too.  */
 static const char *const svg_colours[] = {
   "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
-  "#F0E442"
+  "#000000"
 };
+static const char *const svg_dashes[] = { "", "6,3", "2,2", "8,3,2,3" };
 
 static double
 svg_x (const struct settings *o, double p)
 {
-  return PLOT_LEFT + p / o->svg_max * (PLOT_RIGHT - PLOT_LEFT);
+  double lo = log10 (SVG_MIN_P), hi = log10 (o->svg_max);
+
+  if (p < SVG_MIN_P)
+    p = SVG_MIN_P;
+  if (p > o->svg_max)
+    p = o->svg_max;
+  return PLOT_LEFT + (log10 (p) - lo) / (hi - lo) * (PLOT_RIGHT - PLOT_LEFT);
 }
 
 static double
@@ -46,46 +142,44 @@ svg_y (double share)
   return PLOT_BOTTOM - share * (PLOT_BOTTOM - PLOT_TOP);
 }
 
-/* The best speedup of each problem of LEVEL (-1: all) in the speed view,
-   0 for a problem without one, sorted, into a new array of *N.  */
+/* RUN's best speedups of the problems of LEVEL (-1: all) in view V,
+   sorted, into a new array of *N.  */
 static double *
-best_speedups (const struct settings *o, long level, size_t *n)
+run_best (const struct run *run, long level, enum view v, size_t *n)
 {
-  double *best = xcalloc (nproblems + 1, sizeof *best);
+  double *best = xcalloc (run->nproblems + 1, sizeof *best);
   size_t m = 0;
 
-  for (size_t i = 0; i < nproblems; i++)
-    {
-      const struct problem *p = problems[i];
-      double b = 0;
-
-      if (level >= 0 && p->level != level)
-        continue;
-      for (size_t s = 0; s < p->nspeeds; s++)
-        if (speed_in_view (&p->speeds[s], speed_view (o))
-            && p->speeds[s].value > b)
-          b = p->speeds[s].value;
-      best[m++] = b;
-    }
+  for (size_t i = 0; i < run->nproblems; i++)
+    if (level < 0 || run->problems[i].level == level)
+      best[m++] = run->problems[i].best[v];
   dice_sort_doubles (best, m);
   *n = m;
   return best;
 }
 
 static void
-svg_curve (const struct settings *o, FILE *fp, long level,
-           const char *colour, bool dashed)
+svg_curve (const struct settings *o, FILE *fp, const struct run *run,
+           long level, enum view v, size_t colour)
 {
-  size_t n, above;
-  double *best = best_speedups (o, level, &n);
+  size_t n, above = 0;
+  double *best = run_best (run, level, v, &n);
+  const char *dash = svg_dashes[colour / DICE_ARRAY_SIZE (svg_colours)
+                                % DICE_ARRAY_SIZE (svg_dashes)];
 
-  /* BEST[i..n) are the problems faster than p = BEST[i-1].  */
-  for (above = 0; above < n && best[above] <= 0; above++)
-    ;
-  fprintf (fp, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s "
-           "d=\"M%.2f,%.2f", colour,
-           dashed ? " stroke-dasharray=\"4,2\"" : "",
-           svg_x (o, 0), svg_y ((double) (n - above) / n));
+  if (n == 0)
+    {
+      free (best);
+      return;
+    }
+  /* BEST[above..n) are the problems faster than p.  */
+  while (above < n && best[above] <= SVG_MIN_P)
+    above++;
+  fprintf (fp, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s "
+           "d=\"M%.2f,%.2f",
+           svg_colours[colour % DICE_ARRAY_SIZE (svg_colours)],
+           *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "",
+           svg_x (o, SVG_MIN_P), svg_y ((double) (n - above) / n));
   while (above < n && best[above] < o->svg_max)
     {
       double p = best[above];
@@ -99,82 +193,182 @@ svg_curve (const struct settings *o, FILE *fp, long level,
   free (best);
 }
 
+/* Write TEXT with &, <, >, " and ' as entities, fit for HTML and XML text
+   and attribute values alike.  */
+void
+write_escaped (FILE *fp, const char *text)
+{
+  for (const char *c = text; *c; c++)
+    switch (*c)
+      {
+      case '&': fputs ("&amp;", fp); break;
+      case '<': fputs ("&lt;", fp); break;
+      case '>': fputs ("&gt;", fp); break;
+      case '"': fputs ("&quot;", fp); break;
+      case '\'': fputs ("&#39;", fp); break;
+      default: putc (*c, fp);
+      }
+}
+
+/* The speedup ticks: 1, 2 and 5 times each power of ten in range.  */
+static void
+svg_axes (const struct settings *o, FILE *fp)
+{
+  for (double decade = SVG_MIN_P; decade <= o->svg_max; decade *= 10)
+    for (int m = 0; m < 3; m++)
+      {
+        static const double mantissa[] = { 1, 2, 5 };
+        double p = decade * mantissa[m], x = svg_x (o, p);
+
+        if (p > o->svg_max * (1 + 1e-9))
+          break;
+        fprintf (fp, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
+                 "stroke=\"%s\"/>\n", x, PLOT_TOP, x, PLOT_BOTTOM,
+                 fabs (p - 1) < 1e-9 ? "#777777" : "#e4e4e4");
+        fprintf (fp, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%g"
+                 "</text>\n", x, PLOT_BOTTOM + 15, p);
+      }
+  for (int i = 0; i <= 4; i++)
+    {
+      double y = svg_y (i / 4.0);
+
+      fprintf (fp, "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
+               "stroke=\"#e4e4e4\"/>\n", PLOT_LEFT, y, PLOT_RIGHT, y);
+      fprintf (fp, "<text x=\"%d\" y=\"%.2f\" text-anchor=\"end\">%d%%"
+               "</text>\n", PLOT_LEFT - 5, y + 4, 25 * i);
+    }
+  fprintf (fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+           "fill=\"none\" stroke=\"#333333\"/>\n", PLOT_LEFT, PLOT_TOP,
+           PLOT_RIGHT - PLOT_LEFT, PLOT_BOTTOM - PLOT_TOP);
+  fprintf (fp, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">speedup "
+           "threshold p (log scale; 1 = the reference)</text>\n",
+           (PLOT_LEFT + PLOT_RIGHT) / 2, PLOT_HEIGHT - 12);
+  fprintf (fp, "<text transform=\"translate(14,%d) rotate(-90)\" "
+           "text-anchor=\"middle\">fast_p: problems faster than p</text>\n",
+           (PLOT_TOP + PLOT_BOTTOM) / 2);
+}
+
+/* The legend, a line per run, in the bottom left corner, where the falling
+   curves leave room (few problems are slower than a tenth of the
+   reference).  */
+static void
+svg_legend (FILE *fp)
+{
+  int width = 150, height = 8 + 16 * (int) nruns;
+  int left = PLOT_LEFT + 6, top = PLOT_BOTTOM - height - 6;
+
+  fprintf (fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+           "fill=\"white\" fill-opacity=\"0.9\" stroke=\"#bbbbbb\"/>\n",
+           left, top, width, height);
+  for (size_t i = 0; i < nruns; i++)
+    {
+      const char *dash = svg_dashes[i / DICE_ARRAY_SIZE (svg_colours)
+                                    % DICE_ARRAY_SIZE (svg_dashes)];
+      int y = top + 12 + 16 * (int) i;
+      size_t len = strlen (runs[i].label);
+      char *shown = xstrdup (runs[i].label);
+
+      /* A long file name would run out of the box: keep its end.  */
+      if (len > 22)
+        {
+          free (shown);
+          shown = xasprintf ("...%s", runs[i].label + len - 19);
+        }
+      fprintf (fp, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+               "stroke=\"%s\" stroke-width=\"2\"%s%s%s/>\n", left + 6, y,
+               left + 28, y, svg_colours[i % DICE_ARRAY_SIZE (svg_colours)],
+               *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+      fprintf (fp, "<text x=\"%d\" y=\"%d\">", left + 33, y + 4);
+      write_escaped (fp, shown);
+      fputs ("</text>\n", fp);
+      free (shown);
+    }
+}
+
+/* One plot of fast_p for LEVEL (-1: all levels) in view V, every run a
+   line, as an <svg> element of its own placed at X, Y (HTML places it
+   itself: no position).  */
+void
+svg_plot (const struct settings *o, FILE *fp, long level, enum view v,
+          bool place, int x, int y)
+{
+  fprintf (fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" ");
+  if (place)
+    fprintf (fp, "x=\"%d\" y=\"%d\" ", x, y);
+  fprintf (fp, "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+           "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\" "
+           "role=\"img\">\n", PLOT_WIDTH, PLOT_HEIGHT, PLOT_WIDTH,
+           PLOT_HEIGHT);
+  if (level < 0)
+    fprintf (fp, "<title>fast_p, all levels, %s view</title>\n",
+             view_names[v]);
+  else
+    fprintf (fp, "<title>fast_p, level %ld, %s view</title>\n", level,
+             view_names[v]);
+  fprintf (fp, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+  if (level < 0)
+    fprintf (fp, "<text x=\"%d\" y=\"19\" text-anchor=\"middle\" "
+             "font-size=\"15\" font-weight=\"bold\">All levels, %s view"
+             "</text>\n", (PLOT_LEFT + PLOT_RIGHT) / 2, view_names[v]);
+  else
+    fprintf (fp, "<text x=\"%d\" y=\"19\" text-anchor=\"middle\" "
+             "font-size=\"15\" font-weight=\"bold\">Level %ld, %s view"
+             "</text>\n", (PLOT_LEFT + PLOT_RIGHT) / 2, level,
+             view_names[v]);
+  svg_axes (o, fp);
+  for (size_t i = 0; i < nruns; i++)
+    svg_curve (o, fp, &runs[i], level, v, i);
+  svg_legend (fp);
+  fputs ("</svg>\n", fp);
+}
+
+/* Open PATH ("-": standard output) for a whole-or-nothing write, or end
+   the program.  */
+void
+output_open (struct dice_outfile *out, const char *path)
+{
+  if (!dice_outfile_open (out, path))
+    {
+      dice_error_errno (errno, "cannot write '%s'", path);
+      exit (DICE_EXIT_TROUBLE);
+    }
+}
+
+/* Finish OUT: the file is renamed into place, or the program ends with
+   one error line (none for a reader of standard output that has gone).  */
+void
+output_commit (struct dice_outfile *out)
+{
+  if (dice_outfile_commit (out))
+    return;
+  if (strcmp (out->path, "-") == 0)
+    dice_stdout_failed (errno);
+  dice_error_errno (errno, "write error on '%s'", out->path);
+  exit (DICE_EXIT_TROUBLE);
+}
+
+/* The figure: a plot per level (and one over all levels when there are
+   several) side by side, in the speed view.  */
 void
 write_svg (const struct settings *o, const struct summary *s, size_t n)
 {
   struct dice_outfile out;
   FILE *fp;
-  size_t nlevels = n - 1;
-  size_t ncurves = nlevels > 1 ? n : nlevels;
+  size_t nplots = n > 2 ? n : 1;
+  enum view v = speed_view (o);
 
-  if (!dice_outfile_open (&out, o->svg_path))
-    {
-      dice_error_errno (errno, "cannot write '%s'", o->svg_path);
-      exit (DICE_EXIT_TROUBLE);
-    }
+  output_open (&out, o->svg_path);
   fp = out.fp;
   fprintf (fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-           "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-           "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"10\">\n"
-           "<title>fast_p against p (%s view)</title>\n"
+           "width=\"%zu\" height=\"%d\" viewBox=\"0 0 %zu %d\">\n"
+           "<title>fast_p against the speedup p (%s view)</title>\n"
            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-           SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH, SVG_HEIGHT,
-           view_names[speed_view (o)]);
-  /* Grid lines and tick labels: p in quarters of the range, fast_p in
-     quarters of 100%.  */
-  for (int i = 0; i <= 4; i++)
-    {
-      double p = o->svg_max * i / 4, y = svg_y (i / 4.0);
-
-      fprintf (fp, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
-               "stroke=\"#dddddd\"/>\n", svg_x (o, p), PLOT_TOP, svg_x (o, p),
-               PLOT_BOTTOM);
-      fprintf (fp, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%g"
-               "</text>\n", svg_x (o, p), PLOT_BOTTOM + 13, p);
-      fprintf (fp, "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" "
-               "stroke=\"#dddddd\"/>\n", PLOT_LEFT, y, PLOT_RIGHT, y);
-      fprintf (fp, "<text x=\"%d\" y=\"%.2f\" text-anchor=\"end\">%d"
-               "</text>\n", PLOT_LEFT - 4, y + 3.5, 25 * i);
-    }
-  if (o->svg_max > 1)
-    fprintf (fp, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
-             "stroke=\"#888888\" stroke-dasharray=\"2,2\"/>\n",
-             svg_x (o, 1), PLOT_TOP, svg_x (o, 1), PLOT_BOTTOM);
-  fprintf (fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-           "fill=\"none\" stroke=\"black\"/>\n", PLOT_LEFT, PLOT_TOP,
-           PLOT_RIGHT - PLOT_LEFT, PLOT_BOTTOM - PLOT_TOP);
-  fprintf (fp, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">speedup "
-           "threshold p</text>\n", (PLOT_LEFT + PLOT_RIGHT) / 2,
-           SVG_HEIGHT - 10);
-  fprintf (fp, "<text transform=\"translate(14,%d) rotate(-90)\" "
-           "text-anchor=\"middle\">fast<tspan dy=\"3\" font-size=\"7\">p"
-           "</tspan><tspan dy=\"-3\" dx=\"3\">(%% of problems)</tspan></text>\n",
-           (PLOT_TOP + PLOT_BOTTOM) / 2);
-  for (size_t i = 0; i < ncurves; i++)
-    {
-      bool all = s[i].level < 0;
-      const char *colour = all ? "black"
-        : svg_colours[i % DICE_ARRAY_SIZE (svg_colours)];
-      int y = PLOT_TOP + 8 + 14 * (int) i;
-
-      svg_curve (o, fp, s[i].level, colour, all);
-      fprintf (fp, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-               "stroke=\"%s\" stroke-width=\"1.5\"%s/>\n", PLOT_RIGHT + 8, y,
-               PLOT_RIGHT + 26, y, colour,
-               all ? " stroke-dasharray=\"4,2\"" : "");
-      if (all)
-        fprintf (fp, "<text x=\"%d\" y=\"%d\">All</text>\n",
-                 PLOT_RIGHT + 30, y + 3);
-      else
-        fprintf (fp, "<text x=\"%d\" y=\"%d\">Level %ld</text>\n",
-                 PLOT_RIGHT + 30, y + 3, s[i].level);
-    }
+           nplots * PLOT_WIDTH, PLOT_HEIGHT, nplots * PLOT_WIDTH,
+           PLOT_HEIGHT, view_names[v]);
+  for (size_t i = 0; i < nplots; i++)
+    svg_plot (o, fp, n > 2 ? s[i].level : s[0].level, v, true,
+              (int) i * PLOT_WIDTH, 0);
   fputs ("</svg>\n", fp);
-  if (!dice_outfile_commit (&out))
-    {
-      dice_error_errno (errno, "write error on '%s'", o->svg_path);
-      exit (DICE_EXIT_TROUBLE);
-    }
+  output_commit (&out);
 }
-

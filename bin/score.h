@@ -102,6 +102,7 @@ struct settings
   bool rows_only, per_problem, normalize;
   const char *label;
   const char *svg_path;
+  const char *html_path;
   double svg_max;
   enum reward_kind rewards;
   double compile_weight, correct_weight, speed_weight, speedup_cap;
@@ -225,7 +226,24 @@ json_t *provenance_json (long level);
 enum view speed_view (const struct settings *o);
 void write_per_problem (const struct settings *o);
 
-/* score-svg.c */
+/* score-svg.c.  A run is what one input FILE added, for the figures'
+   lines: main brackets each FILE's reading with run_begin and run_end.  */
+void run_begin (void);
+void run_end (const char *label);
+size_t run_count (void);
+const char *run_label (size_t i);
+void free_runs (void);
+void write_escaped (FILE *fp, const char *text);
+struct dice_outfile;
+void output_open (struct dice_outfile *out, const char *path);
+void output_commit (struct dice_outfile *out);
+void svg_plot (const struct settings *o, FILE *fp, long level, enum view v,
+               bool place, int x, int y);
 void write_svg (const struct settings *o, const struct summary *s, size_t n);
+
+/* score-html.c */
+void html_read_details (char *const *paths, size_t npaths);
+void write_html (const struct settings *o, const struct summary *s, size_t n);
+void free_html (void);
 
 #endif
