@@ -602,23 +602,46 @@ settle_backend (struct sample_settings *s)
 
 /* ---- Resume ----  */
 
-/* TEXT with the API key redacted, as a JSON string: settings go into
-   every record, and a command or a request option may carry the key.  */
-static json_t *
-redacted_string (const struct sample_settings *s, const char *text)
-{
-  const char *key = s->key;
-  char *clean = dice_redact (text, strlen (text), &key, key ? 1 : 0, NULL);
-  json_t *value = clean ? json_string (clean) : NULL;
+extern char **environ;
 
+/* TEXT with the values of the environment's secrets (lib/secrets.h)
+   redacted, as a JSON string: settings go into every record, and a
+   command or a request option may carry a key.  */
+static json_t *
+redacted_string (const char *text)
+{
+  const char **secrets = NULL;
+  size_t nsecrets = 0;
+  char *clean;
+  json_t *value;
+
+  for (char **env = environ; *env; env++)
+    {
+      const char *eq = strchr (*env, '=');
+      char *name;
+
+      if (eq == NULL)
+        continue;
+      name = xstrdup (*env);
+      name[eq - *env] = '\0';
+      if (dice_secret_name (name))
+        {
+          secrets = xrealloc (secrets, (nsecrets + 1) * sizeof *secrets);
+          secrets[nsecrets++] = eq + 1;
+        }
+      free (name);
+    }
+  clean = dice_redact (text, strlen (text), secrets, nsecrets, NULL);
+  value = clean ? json_string (clean) : NULL;
   free (clean);
+  free (secrets);
   return value;
 }
 
-/* VALUE (an -o value) with the API key redacted from its strings: a new
+/* VALUE (an -o value) with secrets redacted from its strings: a new
    reference.  */
 static json_t *
-redacted_value (const struct sample_settings *s, json_t *value)
+redacted_value (json_t *value)
 {
   json_t *copy;
   const char *key;
@@ -626,15 +649,15 @@ redacted_value (const struct sample_settings *s, json_t *value)
   size_t i;
 
   if (json_is_string (value))
-    return redacted_string (s, json_string_value (value));
+    return redacted_string (json_string_value (value));
   copy = json_is_object (value) ? json_object ()
     : json_is_array (value) ? json_array () : json_deep_copy (value);
   if (json_is_object (value))
     json_object_foreach (value, key, v)
-      json_object_set_new (copy, key, redacted_value (s, v));
+      json_object_set_new (copy, key, redacted_value (v));
   else if (json_is_array (value))
     json_array_foreach (value, i, v)
-      json_array_append_new (copy, redacted_value (s, v));
+      json_array_append_new (copy, redacted_value (v));
   return copy;
 }
 
@@ -651,7 +674,7 @@ exec_setting (const void *base)
 {
   const struct sample_settings *s = base;
 
-  return redacted_string (s, s->exec_cmd);
+  return redacted_string (s->exec_cmd);
 }
 
 static json_t *
@@ -680,7 +703,7 @@ option_setting (const void *base)
 
   json_object_foreach (s->extra, key, value)
     if (value != s->omitted)
-      json_object_set_new (options, key, redacted_value (s, value));
+      json_object_set_new (options, key, redacted_value (value));
   return options;
 }
 

@@ -2,6 +2,7 @@
 #include "system.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -162,6 +163,23 @@ compare_names (const void *a, const void *b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* VALUE as compact JSON for a message, a real with the fewest digits
+   that say it (and all of its integer part: 180.0, not 1.8e2); a new
+   string, or NULL for no value.  */
+static char *
+show_value (const json_t *value)
+{
+  double v = json_real_value (value);
+  int digits = json_is_real (value) ? dice_shortest_digits (v) : 17;
+
+  while (digits < 17 && fabs (v) >= pow (10, digits))
+    digits++;
+
+  return value ? json_dumps (value, JSON_COMPACT | JSON_SORT_KEYS
+                             | JSON_ENCODE_ANY
+                             | JSON_REAL_PRECISION (digits)) : NULL;
+}
+
 /* Report, as PATH:LINE, each setting whose value in WAS (the file's)
    differs from NOW (this run's), in the order of their names.  */
 static void
@@ -194,12 +212,11 @@ report_settings (const char *path, unsigned long line, const json_t *was,
       const json_t *a = json_object_get (was, names[i]);
       const json_t *b = json_object_get (now, names[i]);
       char *as, *bs;
-      int flags = JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY;
 
       if (a && b && json_equal ((json_t *) a, (json_t *) b))
         continue;
-      as = a ? json_dumps (a, flags) : NULL;
-      bs = b ? json_dumps (b, flags) : NULL;
+      as = show_value (a);
+      bs = show_value (b);
       fprintf (mem, "%s%s %s (now %s)", shown++ ? ", " : "", names[i],
                as ? as : "unset", bs ? bs : "unset");
       free (as);
@@ -486,9 +503,9 @@ dice_resume_close (struct dice_resume *r)
         len += (size_t) snprintf (what + len, sizeof what - len, "%s%s",
                                   i == 0 ? "" : i + 1 < n ? ", " : " or ",
                                   r->inputs[i]);
-      dice_error ("%lu record%s in '%s' were made from another %s: "
+      dice_error ("%lu record%s in '%s' %s made from another %s: "
                   "done again", r->replaced, r->replaced == 1 ? "" : "s",
-                  r->path, what);
+                  r->path, r->replaced == 1 ? "was" : "were", what);
     }
   if (r->fd >= 0 && close (r->fd) != 0)
     status = -1;
