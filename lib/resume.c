@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -385,16 +386,25 @@ dice_resume_open (struct dice_resume *r, const char *path, const char *key,
   r->fd = r->blank_fd = -1;
   if (settings == NULL)
     dice_die_memory ();
-  status = read_lines (r, &good, &missing_newline, &torn, &ntorn);
-  if (status == 0)
+  r->fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  /* pwrite on a descriptor opened with O_APPEND appends on Linux.  */
+  r->blank_fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (r->fd < 0 || r->blank_fd < 0)
     {
-      r->fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-      /* pwrite on a descriptor opened with O_APPEND appends on Linux.  */
-      r->blank_fd = open (path, O_WRONLY | O_CLOEXEC);
+      dice_error_errno (errno, "cannot write to '%s'", path);
+      status = -1;
     }
+  /* Two runs on one file would both do what it lacks.  A file system
+     without locks (some cluster mounts) cannot tell: go on.  */
+  else if (flock (r->fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+    {
+      dice_error ("'%s' is in use by another run", path);
+      status = -1;
+    }
+  else
+    status = read_lines (r, &good, &missing_newline, &torn, &ntorn);
   if (status == 0
-      && (r->fd < 0 || r->blank_fd < 0
-          || ftruncate (r->fd, (off_t) good) != 0
+      && (ftruncate (r->fd, (off_t) good) != 0
           || (missing_newline && write (r->fd, "\n", 1) != 1)))
     {
       dice_error_errno (errno, "cannot write to '%s'", path);

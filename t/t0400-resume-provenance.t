@@ -184,6 +184,18 @@ test_expect_success 'kill -9 in the middle of a run that replaces records: every
 	test_cmp expect actual
 '
 
+test_expect_success 'two runs on one file at once: the second is refused' '
+	{ dice-check -q --resume busy.jsonl k2.jsonl & } &&
+	pid=$! &&
+	n=0 &&
+	while ! test -s busy.jsonl && test $n -lt 400; do sleep 0.05; n=$((n + 1)); done &&
+	test_expect_code 2 dice-check -q --resume busy.jsonl k2.jsonl 2>err &&
+	wait $pid &&
+	echo "dice-check: '"'"'busy.jsonl'"'"' is in use by another run" >expect &&
+	test_cmp expect err &&
+	once busy.jsonl expect-k
+'
+
 test_expect_success 'dice-compile: changed code done again; --arch is a setting' '
 	rm -f cache/runs &&
 	dice-compile -q --resume c.jsonl in.jsonl &&
@@ -310,16 +322,16 @@ test_expect_success HARNESS 'a real CPU run: kill -9 in the middle, resume, ever
 		record L1/${i}_C "$(candidate "" "return torch.relu(x) * $i / $i")" || exit 1
 	done >cpu.jsonl &&
 	printf "L1/%s_C 0\n" 1 2 3 4 5 >expect-cpu &&
-	real () { DICE_DATADIR=$TOP_SRCDIR/share/dice DICE_CACHE=$PWD/real-cache \
-		dice-check -q --device cpu --memory 4G "$@"; } &&
-	{ real --resume cpu-out.jsonl cpu.jsonl & } &&
+	DICE_DATADIR=$TOP_SRCDIR/share/dice && DICE_CACHE=$PWD/real-cache &&
+	{ dice-check -q --device cpu --memory 4G --resume cpu-out.jsonl \
+		cpu.jsonl & } &&
 	pid=$! &&
 	n=0 &&
 	while ! test -s cpu-out.jsonl && test $n -lt 1200; do sleep 0.1; n=$((n + 1)); done &&
 	kill -9 $pid &&
 	{ wait $pid; true; } &&
 	test $(records cpu-out.jsonl) -lt 5 &&
-	real --resume cpu-out.jsonl cpu.jsonl &&
+	dice-check -q --device cpu --memory 4G --resume cpu-out.jsonl cpu.jsonl &&
 	once cpu-out.jsonl expect-cpu &&
 	jq -r .check.status cpu-out.jsonl | sort -u >actual &&
 	echo correct >expect &&
