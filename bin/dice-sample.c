@@ -155,8 +155,10 @@ Block diffusion (--local):\n\
 \n\
 Input and output:\n\
       --resume=FILE      skip the samples whose (id, sample.index) FILE\n\
-                           already has and append the new records to FILE\n\
-                           instead of writing them to standard output\n\
+                           already has, asked with the same prompt, and\n\
+                           append the new records to FILE instead of\n\
+                           writing them to standard output; FILE must have\n\
+                           been made with the same settings\n\
       --unordered        write each record as soon as it is done\n\
       --progress         show progress on standard error (the default\n\
                            when it is a terminal)\n\

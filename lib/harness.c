@@ -261,8 +261,10 @@ Input and output:\n\
       --unordered        write each record when it is done, not in input\n\
                            order\n\
       --resume=FILE      go on from an interrupted run: records whose\n\
-                           (id, sample.index) FILE holds are skipped, the\n\
-                           new ones appended to FILE, not standard output\n\
+                           (id, sample.index) FILE holds, made from the\n\
+                           same input, are skipped, the new ones appended\n\
+                           to FILE, not standard output; FILE must have\n\
+                           been made with the same settings\n\
       --progress         show progress on standard error (the default when\n\
                            it is a terminal)\n\
   -q, --quiet            show no progress\n\
