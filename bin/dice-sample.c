@@ -155,8 +155,10 @@ Block diffusion (--local):\n\
 \n\
 Input and output:\n\
       --resume=FILE      skip the samples whose (id, sample.index) FILE\n\
-                           already has and append the new records to FILE\n\
-                           instead of writing them to standard output\n\
+                           already has, asked with the same prompt, and\n\
+                           append the new records to FILE instead of\n\
+                           writing them to standard output; FILE must have\n\
+                           been made with the same settings\n\
       --unordered        write each record as soon as it is done\n\
       --progress         show progress on standard error (the default\n\
                            when it is a terminal)\n\
@@ -207,7 +209,7 @@ sample_one_line (const struct sample_run *run, const char *text, size_t len)
 /* ---- Output ----  */
 
 static void
-write_record (struct sample_run *run, const json_t *rec)
+write_record (struct sample_run *run, json_t *rec)
 {
   const struct sample_settings *s = run->s;
 
@@ -388,8 +390,7 @@ static bool
 already_done (const struct sample_run *run, size_t input, long index)
 {
   return run->resume.fd >= 0
-    && dice_resume_done (&run->resume,
-                         dice_record_id (run->inputs[input].rec), index);
+    && dice_resume_done (&run->resume, run->inputs[input].rec, index);
 }
 
 void
@@ -601,6 +602,199 @@ settle_backend (struct sample_settings *s)
     s->key = NULL;
 }
 
+/* ---- Resume ----  */
+
+extern char **environ;
+
+/* TEXT with the values of the environment's secrets (lib/secrets.h)
+   redacted, as a JSON string: settings go into every record, and a
+   command or a request option may carry a key.  */
+static json_t *
+redacted_string (const char *text)
+{
+  const char **secrets = NULL;
+  size_t nsecrets = 0;
+  char *clean;
+  json_t *value;
+
+  for (char **env = environ; *env; env++)
+    {
+      const char *eq = strchr (*env, '=');
+      char *name;
+
+      if (eq == NULL)
+        continue;
+      name = xstrdup (*env);
+      name[eq - *env] = '\0';
+      if (dice_secret_name (name))
+        {
+          secrets = xrealloc (secrets, (nsecrets + 1) * sizeof *secrets);
+          secrets[nsecrets++] = eq + 1;
+        }
+      free (name);
+    }
+  clean = dice_redact (text, strlen (text), secrets, nsecrets, NULL);
+  value = clean ? json_string (clean) : NULL;
+  free (clean);
+  free (secrets);
+  return value;
+}
+
+/* VALUE (an -o value) with secrets redacted from its strings: a new
+   reference.  */
+static json_t *
+redacted_value (json_t *value)
+{
+  json_t *copy;
+  const char *key;
+  json_t *v;
+  size_t i;
+
+  if (json_is_string (value))
+    return redacted_string (json_string_value (value));
+  copy = json_is_object (value) ? json_object ()
+    : json_is_array (value) ? json_array () : json_deep_copy (value);
+  if (json_is_object (value))
+    json_object_foreach (value, key, v)
+      json_object_set_new (copy, key, redacted_value (v));
+  else if (json_is_array (value))
+    json_array_foreach (value, i, v)
+      json_array_append_new (copy, redacted_value (v));
+  return copy;
+}
+
+static json_t *
+backend_setting (const void *base)
+{
+  const struct sample_settings *s = base;
+
+  return json_string (backend_names[s->backend]);
+}
+
+static json_t *
+exec_setting (const void *base)
+{
+  const struct sample_settings *s = base;
+
+  return redacted_string (s->exec_cmd);
+}
+
+static json_t *
+steps_setting (const void *base)
+{
+  const struct sample_settings *s = base;
+
+  return json_integer (s->steps ? s->steps : s->block_length);
+}
+
+static json_t *
+stop_setting (const void *base)
+{
+  const struct sample_settings *s = base;
+
+  return json_deep_copy (s->stops);
+}
+
+/* The -o KEY=VALUE pairs, keys sorted when written.  */
+static json_t *
+option_setting (const void *base)
+{
+  const struct sample_settings *s = base;
+  json_t *options = json_object (), *value;
+  const char *key;
+
+  json_object_foreach (s->extra, key, value)
+    if (value != s->omitted)
+      json_object_set_new (options, key, redacted_value (value));
+  return options;
+}
+
+static int
+compare_strings (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The keys -o KEY leaves out, sorted.  */
+static json_t *
+omit_setting (const void *base)
+{
+  const struct sample_settings *s = base;
+  const char **keys = NULL;
+  json_t *omit = json_array (), *value;
+  const char *key;
+  size_t n = 0;
+
+  json_object_foreach (s->extra, key, value)
+    if (value == s->omitted)
+      {
+        keys = xrealloc (keys, (n + 1) * sizeof *keys);
+        keys[n++] = key;
+      }
+  if (n)
+    qsort (keys, n, sizeof *keys, compare_strings);
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new (omit, json_string (keys[i]));
+  free (keys);
+  return omit;
+}
+
+/* What a sample is made from, for --resume (lib/resume.h): the prompt
+   record's fields its input hash covers, and, per backend, the settings
+   that change what is asked of the model.  dice-sample(1) lists the same
+   under --resume.  Left out on purpose: --api (a batch job's server
+   moves from node to node; --model names what answers), -n and
+   --index-offset (which samples, not how: a larger -n adds samples), and
+   how fast or how patiently samples are had (--jobs, --batch-n,
+   --timeout, --retries, --retry-wait, --retry-max-wait).  */
+static const char *const sample_inputs[] = { "prompt.text", NULL };
+
+#define ON_HTTP (1u << BACKEND_HTTP)
+#define ON_LOCAL (1u << BACKEND_LOCAL)
+#define ON_EXEC (1u << BACKEND_EXEC)
+#define ON_REPLAY (1u << BACKEND_REPLAY)
+#define ON_MODELS (ON_HTTP | ON_LOCAL)
+#define SETTING(name, backends, type, field) \
+  DICE_SETTING (name, backends, type, struct sample_settings, field)
+
+static const struct dice_setting resume_settings[] = {
+  DICE_SETTING_FN ("backend", ON_MODELS | ON_EXEC | ON_REPLAY,
+                   backend_setting),
+  SETTING ("block_length", ON_LOCAL, LONG, block_length),
+  DICE_SETTING_FN ("exec", ON_EXEC, exec_setting),
+  SETTING ("local", ON_LOCAL, STRING, local),
+  SETTING ("max_tokens", ON_MODELS, LONG, max_tokens),
+  SETTING ("model", ON_HTTP, STRING, model),
+  DICE_SETTING_FN ("omit", ON_HTTP, omit_setting),
+  DICE_SETTING_FN ("option", ON_HTTP, option_setting),
+  SETTING ("raw", ON_MODELS, BOOL, raw),
+  SETTING ("replay", ON_REPLAY, STRING, replay),
+  SETTING ("seed", ON_MODELS | ON_EXEC, LLONG, seed),
+  DICE_SETTING_FN ("steps", ON_LOCAL, steps_setting),
+  DICE_SETTING_FN ("stop", ON_MODELS, stop_setting),
+  SETTING ("temperature", ON_MODELS, DOUBLE, temperature),
+  SETTING ("threshold", ON_LOCAL, DOUBLE, threshold),
+  SETTING ("top_k", ON_MODELS, LONG, top_k),
+  SETTING ("top_p", ON_MODELS, DOUBLE, top_p),
+  SETTING ("unmasking", ON_LOCAL, STRING, unmasking)
+};
+
+/* Open --resume FILE, or end the program (status 2).  */
+static void
+open_resume (struct sample_run *run)
+{
+  const struct sample_settings *s = run->s;
+  json_t *settings = dice_resume_settings (resume_settings,
+                                           DICE_ARRAY_SIZE (resume_settings),
+                                           1u << s->backend, s);
+
+  if (settings == NULL)
+    dice_die_memory ();
+  if (dice_resume_open (&run->resume, s->resume, "sample", sample_inputs,
+                        settings) != 0)
+    exit (DICE_EXIT_TROUBLE);
+}
+
 /* Read the inputs named on the command line and make their slots.  */
 static void
 plan_run (struct sample_run *run, int argc, char **argv, int first_arg)
@@ -612,7 +806,7 @@ plan_run (struct sample_run *run, int argc, char **argv, int first_arg)
   for (int i = first_arg; i < argc; i++)
     read_inputs (run, argv[i]);
   if (s->resume)
-    dice_resume_open (&run->resume, s->resume, "sample");
+    open_resume (run);
   if (s->backend == BACKEND_REPLAY)
     sample_replay_load (run);
   for (size_t i = 0; i < run->ninputs; i++)

@@ -28,6 +28,7 @@
 #include "resume.h"
 #include "scheduler.h"
 #include "secrets.h"
+#include "sha256.h"
 
 #define DEFAULT_TIMEOUT 180.0
 #define DEFAULT_TRIALS 5
@@ -261,8 +262,10 @@ Input and output:\n\
       --unordered        write each record when it is done, not in input\n\
                            order\n\
       --resume=FILE      go on from an interrupted run: records whose\n\
-                           (id, sample.index) FILE holds are skipped, the\n\
-                           new ones appended to FILE, not standard output\n\
+                           (id, sample.index) FILE holds, made from the\n\
+                           same input, are skipped, the new ones appended\n\
+                           to FILE, not standard output; FILE must have\n\
+                           been made with the same settings\n\
       --progress         show progress on standard error (the default when\n\
                            it is a terminal)\n\
   -q, --quiet            show no progress\n\
@@ -649,6 +652,16 @@ failed_compile (const char *error, double ms)
                     "arch", "log", "", "builds", "error", error);
 }
 
+/* Whether dice-time flushes the L2 before each call: an environment
+   variable, not an option, only for measuring what the flush changes.  */
+static bool
+time_flush (void)
+{
+  const char *no_flush = getenv ("DICE_TIME_NO_FLUSH");
+
+  return !(no_flush && strcmp (no_flush, "1") == 0);
+}
+
 static json_t *
 mode_job_object (const struct dice_harness *h, const json_t *rec,
             const char *code)
@@ -666,11 +679,7 @@ mode_job_object (const struct dice_harness *h, const json_t *rec,
                       "warmup", (json_int_t) h->warmup,
                       "input_sets", (json_int_t) h->input_sets,
                       "seed", (json_int_t) h->seed, "baseline", h->baseline,
-                      /* An environment variable, not an option: only
-                         for measuring what the flush changes.  */
-                      "flush", !(getenv ("DICE_TIME_NO_FLUSH")
-                                 && strcmp (getenv ("DICE_TIME_NO_FLUSH"),
-                                            "1") == 0));
+                      "flush", time_flush ());
   return json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I, s:I, s:f, "
                     "s:f, s:s, s:f}",
                     "mode", h->mode == DICE_HARNESS_CHECK ? "check" : "compile",
@@ -1138,6 +1147,101 @@ tool_label (const json_t *value, void *ctx)
   return dice_harness_label (ctx, value);
 }
 
+/* What a record of each tool is made from, for --resume (lib/resume.h):
+   the record's fields its input hash covers, and the settings that can
+   change its verdict, which a resume file must have been made with.  The
+   man pages list the same under --resume.  Left out on purpose: where
+   and how fast a run goes (--jobs, --gpus, --cache, --keep-temp,
+   --unordered), and --memory, whose default follows the machine's
+   memory, so that a batch job resumed on another node is not refused (a
+   candidate killed for memory says so in its status).  */
+static const char *const compile_inputs[] = { "code", NULL };
+static const char *const check_inputs[] = {
+  "code", "ref", "prompt.precision", NULL
+};
+static const char *const time_inputs[] = {
+  "code", "ref", "prompt.precision", "check.correct",
+  "check.deception.deceptive", NULL
+};
+
+/* The SHA-256 of the --ref-times file, or null.  */
+static json_t *
+ref_times_sha256 (const void *base)
+{
+  const struct dice_harness *h = base;
+  char *data, hex[DICE_SHA256_HEX_SIZE];
+  size_t len;
+  int status;
+
+  if (h->ref_times_path == NULL)
+    return json_null ();
+  if (dice_read_file (h->ref_times_path, &data, &len) != 0)
+    return NULL;
+  status = dice_sha256_hex (data, len, hex);
+  free (data);
+  if (status != 0)
+    {
+      errno = EIO;
+      return NULL;
+    }
+  return json_string (hex);
+}
+
+static json_t *
+flush_setting (const void *base)
+{
+  (void) base;
+  return json_boolean (time_flush ());
+}
+
+#define IN_COMPILE (1u << DICE_HARNESS_COMPILE)
+#define IN_CHECK (1u << DICE_HARNESS_CHECK)
+#define IN_TIME (1u << DICE_HARNESS_TIME)
+#define IN_ALL (IN_COMPILE | IN_CHECK | IN_TIME)
+#define SETTING(name, modes, type, field) \
+  DICE_SETTING (name, modes, type, struct dice_harness, field)
+
+static const struct dice_setting resume_settings[] = {
+  SETTING ("all", IN_TIME, BOOL, time_all),
+  SETTING ("arch", IN_ALL, STRING, arch),
+  SETTING ("atol", IN_CHECK, DOUBLE, atol),
+  SETTING ("baseline", IN_TIME, STRING, baseline),
+  SETTING ("device", IN_ALL, STRING, device),
+  DICE_SETTING_FN ("flush", IN_TIME, flush_setting),
+  SETTING ("input_sets", IN_TIME, LONG, input_sets),
+  SETTING ("max_speedup", IN_TIME, DOUBLE, max_speedup),
+  SETTING ("max_spread", IN_TIME, DOUBLE, max_spread),
+  SETTING ("precision", IN_CHECK | IN_TIME, STRING, precision),
+  DICE_SETTING_FN ("ref_times", IN_TIME, ref_times_sha256),
+  SETTING ("robust", IN_CHECK, NOT_BOOL, no_robust),
+  SETTING ("rtol", IN_CHECK, DOUBLE, rtol),
+  SETTING ("seed", IN_CHECK | IN_TIME, LLONG, seed),
+  SETTING ("timeout", IN_ALL, DOUBLE, timeout),
+  SETTING ("tolerance", IN_CHECK, STRING, tolerance),
+  SETTING ("trials", IN_CHECK | IN_TIME, LONG, trials),
+  SETTING ("warmup", IN_TIME, LONG, warmup)
+};
+
+/* Open H's --resume file into R.  Returns 0, or -1 after saying why.  */
+static int
+open_resume (const struct dice_harness *h, const char *key,
+             struct dice_resume *r)
+{
+  json_t *settings = dice_resume_settings (resume_settings,
+                                           DICE_ARRAY_SIZE (resume_settings),
+                                           1u << h->mode, h);
+
+  if (settings == NULL)
+    {
+      dice_error_errno (errno, "cannot settle the settings for --resume");
+      return -1;
+    }
+  return dice_resume_open (r, h->resume, key,
+                           h->mode == DICE_HARNESS_COMPILE ? compile_inputs
+                           : h->mode == DICE_HARNESS_CHECK ? check_inputs
+                           : time_inputs, settings);
+}
+
 int
 dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
                    void (*usage) (void))
@@ -1220,7 +1324,11 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   s.ctx = &h;
   if (h.resume)
     {
-      dice_resume_open (&resume, h.resume, s.key);
+      if (open_resume (&h, s.key, &resume) != 0)
+        {
+          dice_harness_free_slots (slots, nslots);
+          return DICE_EXIT_TROUBLE;
+        }
       s.resume = &resume;
     }
   status = dice_sched_run (&s, argv + optind, argc - optind);

@@ -269,7 +269,7 @@ read_input (struct state *st, const char *path)
           set_status (st, DICE_EXIT_INPUT);
         }
       else if (st->s->resume
-               && dice_resume_done (st->s->resume, dice_record_id (rec),
+               && dice_resume_done (st->s->resume, rec,
                                     dice_record_sample_index (rec)))
         {
           json_decref (rec);

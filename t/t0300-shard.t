@@ -124,8 +124,8 @@ test_expect_success 'kill -9 mid-run on a shard, then --resume: every record of 
 	dice-sample --exec cat -n 2 --shard=2/3 <in.jsonl >expect.out &&
 	keys expect.out >expect &&
 	test -s expect &&
-	{ dice-sample --exec "sleep 0.05; cat" -n 2 -j 1 --shard=2/3 \
-		--resume=run.jsonl <in.jsonl & } &&
+	{ SLOW=0.05 dice-sample --exec "sleep \${SLOW:-0}; cat" -n 2 -j 1 \
+		--shard=2/3 --resume=run.jsonl <in.jsonl & } &&
 	pid=$! &&
 	n=0 &&
 	while ! test -s run.jsonl && test $n -lt 400; do
@@ -135,7 +135,8 @@ test_expect_success 'kill -9 mid-run on a shard, then --resume: every record of 
 	{ wait $pid; true; } &&
 	test $(wc -l <run.jsonl) -lt $(wc -l <expect) &&
 	shuffled 5 in.jsonl >in.5 &&
-	dice-sample --exec cat -n 2 --shard=2/3 --resume=run.jsonl <in.5 &&
+	dice-sample --exec "sleep \${SLOW:-0}; cat" -n 2 --shard=2/3 \
+		--resume=run.jsonl <in.5 &&
 	keys run.jsonl >actual &&
 	test_cmp expect actual
 '

@@ -33,7 +33,7 @@ test_expect_success 'a new file: every record goes to it, none to stdout' '
 
 test_expect_success 'run again: nothing to do, the file unchanged' '
 	cp out.jsonl before &&
-	dice-sample --resume out.jsonl -n 2 --exec "false" <prompts.jsonl &&
+	dice-sample --resume out.jsonl -n 2 --exec "$cmd" <prompts.jsonl &&
 	test_cmp before out.jsonl
 '
 
@@ -67,15 +67,16 @@ test_expect_success 'a line that is not a sample record is reported and kept' '
 '
 
 test_expect_success 'kill -9 mid-run, then resume: no duplicate, no loss' '
-	{ dice-sample --resume killed.jsonl -n 15 \
-		--exec "sleep 0.04; $cmd" <prompts.jsonl 2>/dev/null & } &&
+	{ SLOW=0.04 dice-sample --resume killed.jsonl -n 15 \
+		--exec "sleep \${SLOW:-0}; $cmd" <prompts.jsonl 2>/dev/null & } &&
 	pid=$! &&
 	sleep 0.5 &&
 	kill -9 $pid &&
 	{ wait $pid; true; } &&
 	n=$(wc -l <killed.jsonl) &&
 	test "$n" -gt 0 && test "$n" -lt 30 &&
-	dice-sample --resume killed.jsonl -n 15 --exec "$cmd" <prompts.jsonl &&
+	dice-sample --resume killed.jsonl -n 15 --exec "sleep \${SLOW:-0}; $cmd" \
+		<prompts.jsonl &&
 	expect_keys killed.jsonl 15
 '
 
