@@ -116,6 +116,8 @@ test_expect_success 'terminal: two stages of one pipeline each keep a line' '
 	test_line_count = 3 numbered &&
 	tail -n 1 numbered | grep "^3:END" &&
 	grep "ETA" raw &&
+	# Both held a slot at once: the second was drawn a line down.
+	grep -q "$(printf "\033")\[1A" raw &&
 	test_line_count = 10 checked &&
 	test "$(jq -r .check.status checked | sort -u)" = correct &&
 	! ls run/dice-progress-* 2>/dev/null
