@@ -78,7 +78,7 @@ static const struct option long_options[] = {
   {"replay", required_argument, NULL, OPT_REPLAY},
   {"resume", required_argument, NULL, OPT_RESUME},
   {"unordered", no_argument, NULL, OPT_UNORDERED},
-  {"progress", no_argument, NULL, OPT_PROGRESS},
+  {"progress", optional_argument, NULL, OPT_PROGRESS},
   {"quiet", no_argument, NULL, 'q'},
   DICE_FILTER_LONG_OPTIONS,
   DICE_SHARD_LONG_OPTIONS,
@@ -160,8 +160,9 @@ Input and output:\n\
                            writing them to standard output; FILE must have\n\
                            been made with the same settings\n\
       --unordered        write each record as soon as it is done\n\
-      --progress         show progress on standard error (the default\n\
-                           when it is a terminal)\n\
+      --progress[=WHEN]  show progress on standard error: auto (a status\n\
+                           line when it is a terminal; the default),\n\
+                           always (plain lines in a log), never\n\
   -q, --quiet            no progress and no retry notices\n\
       --strict           stop at the first malformed input line (exit 2);\n\
                            by default it is reported, skipped, and the\n\
@@ -242,23 +243,6 @@ emit (struct sample_run *run, struct slot *sl)
   json_decref (rec);
 }
 
-static void
-show_progress (struct sample_run *run, bool final)
-{
-  const struct sample_settings *s = run->s;
-  double now = dice_now ();
-
-  if (!s->progress || (!final && now - run->last_progress < 0.2))
-    return;
-  run->last_progress = now;
-  fprintf (stderr, "\r%s: %zu/%zu samples", dice_program_name, run->ndone,
-           run->nslots);
-  if (run->nfailed)
-    fprintf (stderr, ", %zu failed", run->nfailed);
-  fputs (final ? "\n" : " ", stderr);
-  fflush (stderr);
-}
-
 static double
 rounded_ms (double ms)
 {
@@ -320,8 +304,9 @@ sample_complete (struct sample_run *run, struct slot *sl, const char *model,
     {
       const char *id = dice_record_id (run->inputs[sl->input].rec);
 
-      fprintf (stderr, "%s%s: %s sample %ld: %s\n", s->progress ? "\r" : "",
-               dice_program_name, id ? id : "(no id)", sl->index, why);
+      fprintf (stderr, "%s%s: %s sample %ld: %s\n",
+               dice_progress_clear (&run->progress), dice_program_name,
+               id ? id : "(no id)", sl->index, why);
     }
   free (clean);
   free (why);
@@ -334,7 +319,8 @@ sample_complete (struct sample_run *run, struct slot *sl, const char *model,
   else
     while (run->next_emit < run->nslots && run->slots[run->next_emit].done)
       emit (run, &run->slots[run->next_emit++]);
-  show_progress (run, false);
+  dice_progress_update (&run->progress, (long long) run->ndone,
+                        (long long) run->nfailed, 0, NULL);
 }
 
 /* ---- Input ----  */
@@ -551,7 +537,9 @@ parse_options (struct sample_settings *s, int argc, char **argv)
         s->unordered = true;
         break;
       case OPT_PROGRESS:        /* --progress */
-        s->progress = true;
+        if (!dice_progress_parse (optarg, &s->progress))
+          dice_die_usage ("invalid --progress '%s' (auto, always or never)",
+                          optarg);
         break;
       case 'q':
         s->quiet = true;
@@ -569,7 +557,7 @@ parse_options (struct sample_settings *s, int argc, char **argv)
           }
       }
   if (s->quiet)
-    s->progress = false;
+    s->progress = DICE_PROGRESS_NEVER;
   return optind;
 }
 
@@ -860,10 +848,10 @@ main (int argc, char **argv)
 
   s.stops = json_array ();
   s.omitted = json_object ();
-  s.progress = isatty (STDERR_FILENO);
   first_arg = parse_options (&s, argc, argv);
   settle_backend (&s);
   plan_run (&run, argc, argv, first_arg);
+  dice_progress_start (&run.progress, s.progress, (long long) run.nslots);
 
   dice_proc_kill_on_signals ();
   if (run.nslots > 0)
@@ -884,7 +872,7 @@ main (int argc, char **argv)
       default:
         abort ();
       }
-  show_progress (&run, true);
+  dice_progress_finish (&run.progress, NULL);
   if (run.nfailed)
     {
       dice_error ("%zu of %zu sample%s failed (see sample.error)",

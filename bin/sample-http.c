@@ -323,11 +323,13 @@ http_retry_notice (const struct dice_http_request *req, double delay,
     return;
   if (req->status)
     fprintf (stderr, "%s%s: HTTP %ld from %s; retry in %.1f s\n",
-             s->progress ? "\r" : "", dice_program_name, req->status,
+             dice_progress_clear (&run->progress), dice_program_name,
+             req->status,
              h->endpoint, delay);
   else
     fprintf (stderr, "%s%s: %s (%s); retry in %.1f s\n",
-             s->progress ? "\r" : "", dice_program_name, h->endpoint,
+             dice_progress_clear (&run->progress), dice_program_name,
+             h->endpoint,
              req->error,
              delay);
 }

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "progress.h"
 #include "resume.h"
 
 enum backend
@@ -57,7 +58,7 @@ struct sample_settings
   const char *replay;
   const char *resume;
   bool unordered;
-  bool progress;
+  enum dice_progress_when progress;
   bool quiet;
   const char *key;              /* the API key: never printed */
 };
@@ -91,7 +92,7 @@ struct sample_run
   size_t nslots, next_emit, ndone, nfailed;
   struct dice_resume resume;
   int exit_status;
-  double last_progress;
+  struct dice_progress progress;
   json_t *saved;                /* --replay: the saved samples */
 };
 

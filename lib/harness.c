@@ -48,7 +48,7 @@ dice_harness_init (struct dice_harness *h, enum dice_harness_mode mode)
   h->tolerance = "dice";
   h->atol = h->rtol = 1e-2;
   h->memory = -1;
-  h->progress = -1;
+  h->progress = DICE_PROGRESS_AUTO;
   if (mode == DICE_HARNESS_TIME)
     dice_harness_time_init (h);
 }
@@ -156,10 +156,20 @@ dice_harness_option (struct dice_harness *h, int c, const char *arg,
       h->unordered = true;
       break;
     case DICE_OPT_PROGRESS:     /* --progress */
-      h->progress = 1;
+      {
+        enum dice_progress_when when;
+
+        if (!dice_progress_parse (arg, &when))
+          {
+            dice_invalid_value (err, errlen, "progress", arg,
+                                "auto, always or never");
+            return DICE_HARNESS_OPTION_BAD;
+          }
+        h->progress = (int) when;
+      }
       break;
     case 'q':
-      h->progress = 0;
+      h->progress = DICE_PROGRESS_NEVER;
       break;
     case DICE_OPT_TRIALS:       /* --trials */
       if (!dice_harness_option_long ("trials", arg, 1, 1000000, &n, err,
@@ -266,9 +276,10 @@ Input and output:\n\
                            same input, are skipped, the new ones appended\n\
                            to FILE, not standard output; FILE must have\n\
                            been made with the same settings\n\
-      --progress         show progress on standard error (the default when\n\
-                           it is a terminal)\n\
-  -q, --quiet            show no progress\n\
+      --progress[=WHEN]  show progress on standard error: auto (a status\n\
+                           line when it is a terminal; the default),\n\
+                           always (plain lines in a log), never\n\
+  -q, --quiet            show no progress (--progress=never)\n\
       --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
                            by id and sample.index, whatever the input order\n", stdout);
   dice_print_common_help (true);
@@ -1320,7 +1331,7 @@ dice_harness_tool (enum dice_harness_mode mode, int argc, char **argv,
   s.nworkers = nslots;
   s.slots = slots;
   s.unordered = h.unordered;
-  s.progress = h.progress < 0 ? isatty (STDERR_FILENO) : h.progress;
+  s.progress = (enum dice_progress_when) h.progress;
   s.ctx = &h;
   if (h.resume)
     {

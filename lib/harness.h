@@ -46,7 +46,7 @@ struct dice_harness
   long jobs;                    /* 0: one per GPU, else 1 */
   char *gpus;                   /* --gpus LIST, or NULL: all found */
   bool unordered;
-  int progress;                 /* -1 when stderr is a terminal, 0, 1 */
+  int progress;                 /* an enum dice_progress_when */
   const char *resume;           /* --resume FILE, or NULL */
 
   /* dice-time.  */
@@ -101,7 +101,7 @@ enum
   {"memory", required_argument, NULL, DICE_OPT_MEMORY},                 \
   {"keep-temp", no_argument, NULL, DICE_OPT_KEEP_TEMP},                 \
   {"unordered", no_argument, NULL, DICE_OPT_UNORDERED},                 \
-  {"progress", no_argument, NULL, DICE_OPT_PROGRESS},                   \
+  {"progress", optional_argument, NULL, DICE_OPT_PROGRESS},             \
   {"resume", required_argument, NULL, DICE_OPT_RESUME},                 \
   {"quiet", no_argument, NULL, 'q'}
 

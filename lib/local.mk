@@ -61,3 +61,7 @@ lib_libdice_a_SOURCES += \
 # dice-time
 lib_libdice_a_SOURCES += \
 	lib/harness-time.c
+
+# progress on standard error, for every long-running tool
+lib_libdice_a_SOURCES += \
+	lib/progress.c lib/progress.h

@@ -9,6 +9,7 @@
 #include "msg.h"
 #include "options.h"
 #include "progname.h"
+#include "progress.h"
 #include "record.h"
 #include "scheduler.h"
 
@@ -37,28 +38,29 @@ struct state
   unsigned long finished, resumed;
   struct label_count counts[16];
   size_t ncounts;
-  bool tty;
+  struct dice_progress progress;
 };
 
+/* The counts per label, "ok 3, fail 1", for the progress line.  */
 static void
 show_progress (struct state *st, bool last)
 {
-  char line[512];
-  size_t len;
+  char detail[512];
+  size_t len = 0;
 
-  len = (size_t) snprintf (line, sizeof line, "%s: %lu done, %zu running",
-                           dice_program_name, st->finished, st->running);
-  if (st->resumed && len < sizeof line)
-    len += (size_t) snprintf (line + len, sizeof line - len,
-                              ", %lu done before", st->resumed);
-  for (size_t i = 0; i < st->ncounts && len < sizeof line; i++)
-    len += (size_t) snprintf (line + len, sizeof line - len, "%s %s %lu",
-                              i ? "," : ":", st->counts[i].label,
+  detail[0] = '\0';
+  if (st->running && !last)
+    len = (size_t) snprintf (detail, sizeof detail, "%zu running",
+                             st->running);
+  for (size_t i = 0; i < st->ncounts && len < sizeof detail; i++)
+    len += (size_t) snprintf (detail + len, sizeof detail - len, "%s%s %lu",
+                              len ? ", " : "", st->counts[i].label,
                               st->counts[i].n);
-  if (st->tty)
-    fprintf (stderr, "\r%s\033[K%s", line, last ? "\n" : "");
-  else if (!last)
-    fprintf (stderr, "%s\n", line);
+  if (last)
+    dice_progress_finish (&st->progress, detail);
+  else
+    dice_progress_update (&st->progress, st->finished + st->resumed, 0,
+                          st->resumed, detail);
 }
 
 static void
@@ -148,8 +150,7 @@ worker (void *arg)
         }
       st->finished++;
       count (st, s->label ? s->label (value, s->ctx) : NULL);
-      if (s->progress)
-        show_progress (st, false);
+      show_progress (st, false);
       if (s->unordered)
         emit (st, rec);
       else
@@ -306,12 +307,14 @@ dice_sched_run (const struct dice_sched *s, char **files, int nfiles)
   st.done = calloc (st.window, sizeof *st.done);
   threads = calloc (s->nworkers, sizeof *threads);
   args = calloc (2 * s->nworkers, sizeof *args);
-  st.tty = isatty (STDERR_FILENO);
   if (!st.queue || !st.queue_seq || !st.done || !threads || !args)
     {
       dice_error ("memory exhausted");
       return DICE_EXIT_TROUBLE;
     }
+  dice_progress_start (&st.progress, s->progress,
+                       s->progress == DICE_PROGRESS_NEVER ? -1
+                       : dice_progress_count_lines (files, nfiles));
   pthread_mutex_init (&st.lock, NULL);
   pthread_cond_init (&st.queued, NULL);
   pthread_cond_init (&st.space, NULL);
@@ -339,8 +342,7 @@ dice_sched_run (const struct dice_sched *s, char **files, int nfiles)
   pthread_mutex_unlock (&st.lock);
   for (size_t i = 0; i < started; i++)
     pthread_join (threads[i], NULL);
-  if (s->progress && st.finished)
-    show_progress (&st, true);
+  show_progress (&st, true);
   /* After a stop, records may be left unwritten.  */
   for (size_t i = 0; i < st.window; i++)
     json_decref (st.done[i]);

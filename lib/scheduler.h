@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "progress.h"
 #include "resume.h"
 
 struct dice_sched
@@ -20,7 +21,7 @@ struct dice_sched
   size_t nworkers;
   char **slots;                 /* per worker: what it owns (a GPU), or NULL */
   bool unordered;               /* write records as they finish */
-  bool progress;                /* counts on standard error */
+  enum dice_progress_when progress; /* counts on standard error */
   /* NULL, or --resume: records it holds are skipped, and the output is
      appended to it instead of standard output.  */
   struct dice_resume *resume;

@@ -152,6 +152,8 @@ shell_tests += t/t5300-check-deception.t t/t5950-check-deception-gpu.t
 shell_tests += t/t5810-check-alloc.t
 shell_tests += t/t0300-shard.t
 shell_tests += t/t0400-resume-provenance.t
+shell_tests += t/t0410-progress.t
+EXTRA_DIST += t/pty-screen.py
 EXTRA_DIST += t/deception
 
 # the robust check's static scan

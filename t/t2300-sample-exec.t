@@ -105,7 +105,7 @@ test_expect_success 'samples come out in order, one per command run' '
 test_expect_success '--progress counts samples on stderr; -q silences it' '
 	test_expect_code 1 dice-sample -n 3 --progress \
 		--exec "test \$DICE_SAMPLE_INDEX != 1 && echo ModelNew = 1" <in >out 2>err &&
-	tr "\r" "\n" <err | grep "^dice-sample: 3/3 samples, 1 failed$" &&
+	grep "^dice-sample: 3/3 done in [0-9hms]*, 1 failed" err &&
 	test_expect_code 1 dice-sample -n 3 --progress -q \
 		--exec "test \$DICE_SAMPLE_INDEX != 1 && echo ModelNew = 1" <in >out 2>err &&
 	echo "dice-sample: 1 of 3 samples failed (see sample.error)" >expect &&

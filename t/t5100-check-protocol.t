@@ -367,7 +367,7 @@ test_expect_success '--unordered: the same records, in any order' '
 test_expect_success '--progress counts on standard error' '
 	dice-check --progress mixed.jsonl >out 2>err &&
 	tail -n 1 err >last &&
-	grep "^dice-check: 20 done, 0 running" last &&
+	grep "^dice-check: 20/20 done in " last &&
 	grep "correct 8" last
 '
 
