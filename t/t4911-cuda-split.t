@@ -213,6 +213,22 @@ test_expect_success 'declined: CUDA min/max in host code, a template argument on
 	unsure twice "two kernels named k"
 '
 
+test_expect_success 'a bound function that cpp_sources do not declare keeps the plain build (it fails there)' '
+	PYTHONPATH=$DICE_DATADIR/python "${DICE_PYTHON:-python3}" -c "
+from dice_harness import fastbuild
+cases = [
+    ({\"cpp_sources\": [\"\"], \"functions\": [\"forward\"]}, \"forward\"),
+    ({\"cpp_sources\": [\"torch::Tensor forward(torch::Tensor x);\"], \"functions\": [\"forward\"]}, None),
+    ({\"cpp_sources\": [\"torch::Tensor forward_all(torch::Tensor x);\"], \"functions\": {\"forward\": \"doc\"}}, \"forward\"),
+    ({\"cpp_sources\": [\"void f (int);\"], \"functions\": None}, None),
+]
+for parts, expect in cases:
+    got = fastbuild.undeclared_binding(parts)
+    assert got == expect, (parts, got)
+print(\"ok\")" >out &&
+	echo ok >expect && test_cmp expect out
+'
+
 test_expect_success NVCC 'every bundled device part compiles with CUDA headers alone' '
 	for f in "$EXAMPLES"/level*/*.py dispatch.cu launch.cu; do
 		show "$f" >out || return 1

@@ -282,12 +282,29 @@ def _host_defines(name, parts, includes):
     return "".join(line + "\n" for line in lines)
 
 
+def undeclared_binding(parts):
+    """A function load_inline is to bind that cpp_sources do not declare,
+    or None.  The split puts the host code into main.cpp, where the
+    bindings would see it: a build that fails today for want of that
+    declaration must go on failing."""
+    functions = parts.get("functions") or []
+    names = list(functions) if isinstance(functions, (list, dict)) else [functions]
+    cpp = "\n".join(parts.get("cpp_sources") or [])
+    for function in names:
+        if not re.search(r"\b%s\s*\(" % re.escape(str(function)), cpp):
+            return str(function)
+    return None
+
+
 def _split_sources(name, parts, includes):
     """(overrides for load_inline, None) for the split build of PARTS, or
     (None, why not)."""
     why = _split_refusal(parts)
     if why is not None:
         return None, why
+    unbound = undeclared_binding(parts)
+    if unbound is not None:
+        return None, "cpp_sources do not declare the bound function %s" % unbound
     found, why = cudasplit.try_split("\n".join(parts["cuda_sources"]))
     if found is None:
         return None, why
