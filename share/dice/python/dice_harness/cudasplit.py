@@ -303,7 +303,7 @@ def _parameters(head, source):
     return out
 
 
-def _classify(item, text):
+def _classify(item):
     """"pp-host", "pp-both", "kernel", "device", "both", "host"."""
     if item.tokens[0][0] == "pp":
         line = item.tokens[0][1]
@@ -603,7 +603,7 @@ def split(source):
     if _NVCC_ONLY.search(source):
         raise Unsure("the source asks which compiler it is under")
     items = _items(_tokens(source))
-    kinds = [_classify(item, source) for item in items]
+    kinds = [_classify(item) for item in items]
     kernels = _collect_kernels(source, items, kinds)
     device_names = _device_names(items, kinds) - set(kernels)
     shared_names = _shared_names(items, kinds)
