@@ -48,11 +48,11 @@ test_expect_success 'KernelBench'"'"'s JSON is a GPU'"'"'s: refused on the CPU' 
 test_expect_success '--force-ref-times uses them anyway' '
 	tm --force-ref-times --ref-times h100.jsonl in.jsonl >out 2>err &&
 	test_must_be_empty err &&
-	jq -c ".time | [.ref_ms, .new_ms, .speedup, .baseline]" out >actual &&
+	jq -c ".time | [.ref_ms + 0, .new_ms + 0, .speedup + 0, .baseline]" out >actual &&
 	echo "[6,2,3,\"file\"]" >expect &&
 	test_cmp expect actual &&
 	tm --force-ref-times --ref-times kb.json in.jsonl >out &&
-	jq -c ".time.speedup" out >actual &&
+	jq -c ".time.speedup + 0" out >actual &&
 	echo 3 >expect &&
 	test_cmp expect actual
 '
@@ -60,7 +60,7 @@ test_expect_success '--force-ref-times uses them anyway' '
 test_expect_success '--ref-device says where they were measured' '
 	tm --ref-device cpu --ref-times kb.json in.jsonl >out 2>err &&
 	test_must_be_empty err &&
-	jq -c ".time.speedup" out >actual &&
+	jq -c ".time.speedup + 0" out >actual &&
 	echo 3 >expect &&
 	test_cmp expect actual &&
 	test_expect_code 2 tm --ref-device "NVIDIA A100" --ref-times cpu.jsonl in.jsonl 2>err &&
@@ -72,7 +72,7 @@ test_expect_success '--ref-device says where they were measured' '
 test_expect_success 'times from the same kind of device are taken' '
 	tm --ref-times cpu.jsonl in.jsonl >out 2>err &&
 	test_must_be_empty err &&
-	jq -c ".time.speedup" out >actual &&
+	jq -c ".time.speedup + 0" out >actual &&
 	echo 3 >expect &&
 	test_cmp expect actual
 '

@@ -82,6 +82,20 @@ test_expect_success 'the same work twice is about 2x slower' '
 	ratio_within "$(num out L1/2_twice .time.new_ms)" "$(num out L1/2_twice .time.ref_ms)" 1.7 2.3
 '
 
+test_expect_success '--runs 2 on the GPU: two fresh processes agree, the worse run is the one confirmed' '
+	tm --runs 2 --trials 30 twice.jsonl >runs.out &&
+	jq -c "[.time.runs[].status]" runs.out >actual &&
+	echo "[\"ok\",\"ok\"]" >expect &&
+	test_cmp expect actual &&
+	jq -e ".time | .confirmed == true and .confirmed_speedup == ([.runs[].speedup] | min)" runs.out &&
+	ratio_within "$(num runs.out L1/2_twice .time.confirmed_speedup)" 0.5 0.8 1.25
+'
+
+test_expect_success 'a speedup above --max-speedup is timed again in a fresh process on the GPU, and holds' '
+	tm --max-speedup 0.1 --trials 30 twice.jsonl >verify.out &&
+	jq -e ".time | (.runs | length) == 2 and .runs[1].status == \"ok\" and .verified == true and (.flags | index(\"excessive_speedup\")) != null" verify.out
+'
+
 test_expect_success 'record says where: device, clocks, L2 flush size' '
 	jq -r ".time | [.device != null, .driver != null, .cuda != null, .flush_bytes > 0, (.clocks == null or .clocks.sm > 0)] | @tsv" out >actual &&
 	printf "true\ttrue\ttrue\ttrue\ttrue\n" >expect &&
