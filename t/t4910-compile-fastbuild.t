@@ -57,6 +57,21 @@ test_expect_success 'flags that change what a header means take the plain path' 
 	test_cmp expect actual
 '
 
+# KernelBench's prompt shows extra_cflags=[""]: an empty flag reaches no
+# compiler (torch joins the flags with spaces, the shell splits them), so
+# it keeps the fast path and the header made for candidates without it.
+test_expect_success 'empty flags, as KernelBench candidates pass them, keep the header path and its header' '
+	record L1/6 "$(cpp_candidate "ext.shifted_relu(x, 0.0)" "$CPP_SOURCE
+// empty flags" |
+		sed "s/functions=/extra_cflags=[\"\"], extra_ldflags=[\"\", \" \"], functions=/")" >empty.jsonl &&
+	grep -q "extra_ldflags" empty.jsonl &&
+	compile empty.jsonl >out &&
+	jq -r ".compile | [.ok, .builds[0].path, .builds[0].pch_ms] | @tsv" out >actual &&
+	printf "true\tpch\t0\n" >expect &&
+	test_cmp expect actual &&
+	test "$(ls cache/pch | wc -l)" = 1
+'
+
 test_expect_success 'a compiler error: the plain build is retried, its own message reported' '
 	record L1/6 "$(cpp_candidate "x" "#include <torch/extension.h>
 torch::Tensor shifted_relu(torch::Tensor x, double shift) {

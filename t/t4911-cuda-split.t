@@ -229,6 +229,29 @@ print(\"ok\")" >out &&
 	echo ok >expect && test_cmp expect out
 '
 
+test_expect_success 'flags: empty ones (KernelBench passes extra_cflags=[""]) and device-only ones keep the split; host-reaching ones refuse it' '
+	PYTHONPATH=$DICE_DATADIR/python "${DICE_PYTHON:-python3}" -c "
+from dice_harness import fastbuild
+fastbuild._split_refusal.supported = True   # torch 1.13 lacks no_implicit_headers
+keep = [
+    {\"extra_cflags\": [\"\"], \"extra_ldflags\": [\"\"]},
+    {\"extra_cflags\": [\" \", \"-O3\"], \"extra_cuda_cflags\": [\"\", \"-O3\", \"--use_fast_math\"]},
+    {\"extra_cuda_cflags\": [\"-Xptxas\", \"-v\", \"-arch=sm_90\"]},
+]
+refuse = [
+    ({\"extra_cflags\": [\"\", \"-DFOO\"]}, \"-DFOO\"),
+    ({\"extra_cuda_cflags\": [\"\", \"-std=c++20\"]}, \"-std=c++20\"),
+    ({\"extra_cuda_cflags\": [\"-I/opt/x\"]}, \"-I/opt/x\"),
+]
+for parts in keep:
+    assert fastbuild._split_refusal(parts) is None, parts
+for parts, flag in refuse:
+    why = fastbuild._split_refusal(parts)
+    assert why and flag in why, (parts, why)
+print(\"ok\")" >out &&
+	echo ok >expect && test_cmp expect out
+'
+
 test_expect_success NVCC 'every bundled device part compiles with CUDA headers alone' '
 	for f in "$EXAMPLES"/level*/*.py dispatch.cu launch.cu; do
 		show "$f" >out || return 1

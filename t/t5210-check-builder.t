@@ -47,6 +47,22 @@ test_expect_success 'compiler flags that run, load or write something are refuse
 	! grep " yes$" actual
 '
 
+# KernelBench's prompt passes extra_cflags=[""] and extra_ldflags=[""]:
+# most candidates written from it do the same.
+test_expect_success 'empty flags and flags of spaces reach no compiler and pass; other white space does not' '
+	allowed extra_cflags "" " " "   " >actual &&
+	allowed extra_cuda_cflags "" " " >>actual &&
+	allowed extra_ldflags "" "  " >>actual &&
+	! grep " no$" actual &&
+	test "$(wc -l <actual)" = 7 &&
+	nl="
+" &&
+	tab="$(printf "\t")" &&
+	allowed extra_cflags "$nl" " $nl-fplugin=x" "$tab" " -O3" "-O3 -fplugin=x" >actual &&
+	allowed extra_ldflags "$nl" >>actual &&
+	! grep " yes$" actual
+'
+
 test_expect_success 'a refused flag or name fails the build, saying why; nothing is built' '
 	record L1/1_flag "$(printf "%s\n" "import torch" \
 		"from torch.utils.cpp_extension import load_inline" \

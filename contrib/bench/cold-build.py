@@ -175,6 +175,7 @@ def main():
             if out:
                 out.write(json.dumps({"id": label, "plain": plain, "dice": dice,
                                       "agree": agree}) + "\n")
+                out.flush()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     timed = [(p["seconds"], d["seconds"]) for _, p, d, _ in rows
@@ -184,6 +185,18 @@ def main():
         md = statistics.median(t[1] for t in timed)
         print("%d candidates: median plain %.2f s, median dice %.2f s, ratio %.2fx"
               % (len(timed), mp, md, mp / md if md else float("inf")))
+    # The figure that matters: candidates whose build succeeds (a failed
+    # build costs each side whatever its compiler took to give up).
+    built = [(p["seconds"], d["seconds"]) for _, p, d, _ in rows
+             if p["ok"] and p["seconds"] is not None and d["seconds"] is not None]
+    if built:
+        mp = statistics.median(t[0] for t in built)
+        md = statistics.median(t[1] for t in built)
+        ratios = sorted(t[0] / t[1] for t in built if t[1])
+        print("%d that build: median plain %.2f s, median dice %.2f s, ratio %.2fx; "
+              "median per-candidate ratio %.2fx"
+              % (len(built), mp, md, mp / md if md else float("inf"),
+                 statistics.median(ratios) if ratios else float("nan")))
     print("one-time precompiled header: %.2f s (in the first candidate's dice time)"
           % (pch_ms / 1000.0))
     if disagree:

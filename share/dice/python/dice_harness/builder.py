@@ -30,6 +30,8 @@ import socket
 import sys
 import threading
 
+from .fastbuild import blank_flag
+
 # Each flag must match one of these, whole.  A flag that takes its value
 # as the next element (-Xcompiler -O3) is checked as two: the value must
 # itself be allowed.
@@ -106,7 +108,7 @@ def check_parts(kind, name, parts):
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise Refused("%s is not a list of strings" % field)
         for flag in values:
-            if not pattern.match(flag):
+            if not pattern.match(flag) and not blank_flag(flag):
                 raise refused_flag(field, flag)
     for key, value in parts.get("more", []):
         if key not in _MORE or value not in ("True", "False", "None"):

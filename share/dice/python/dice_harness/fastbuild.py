@@ -194,7 +194,7 @@ def _fit(parts):
     """Whether a C++-only load_inline build can take the PCH path."""
     if parts.get("cuda_sources") or parts.get("with_cuda"):
         return False
-    return not any(_RULES_OUT.match(f) for f in parts.get("extra_cflags", []))
+    return not any(_RULES_OUT.match(f) for f in _given(parts, "extra_cflags"))
 
 
 # What the split may leave to nvcc alone: flags that change only device
@@ -209,7 +209,7 @@ _DEVICE_ONLY = re.compile(
     r"|(?:-gencode=|--generate-code=)?arch=\S+|(?:sm|compute)_[0-9]+[af]?"
     r"|--?maxrregcount=[0-9]+|-maxrregcount|[0-9]+"
     r"|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)"
-    r"|-Xptxas|--ptxas-options|(?:-Xptxas=|--ptxas-options=)?-\S+"
+    r"|-Xptxas|--ptxas-options|(?:-Xptxas|--ptxas-options)=\S+"
     r"|-D[A-Za-z_][A-Za-z0-9_]*(?:=\S*)?)\Z")
 _HOST_SAFE = re.compile(r"(-O[0-3s]?|-g[0-3]?|-w|-W[a-z][a-z0-9+=-]*|-std=\S+)\Z")
 
@@ -222,6 +222,20 @@ def _defines(flags):
             name, eq, value = f[2:].partition("=")
             out[name] = value if eq else None
     return out
+
+
+def blank_flag(flag):
+    """Whether FLAG reaches no compiler: torch joins the flags with spaces
+    into the ninja file and the shell splits them again, so an empty one
+    (KernelBench's prompt shows extra_cflags=[""]) or one of spaces alone
+    is nothing.  Other white space is not: a newline would end the
+    ninja file's line."""
+    return not flag.strip(" ")
+
+
+def _given(parts, key):
+    """The flags PARTS[KEY] that reach a compiler."""
+    return [f for f in parts.get(key) or [] if not blank_flag(f)]
 
 
 def _split_refusal(parts):
@@ -238,7 +252,7 @@ def _split_refusal(parts):
     if more.get("no_implicit_headers") not in (None, "False") or \
             more.get("use_pch") not in (None, "False"):
         return "the candidate sets no_implicit_headers or use_pch"
-    cuda_flags = parts.get("extra_cuda_cflags") or []
+    cuda_flags = _given(parts, "extra_cuda_cflags")
     after_x = False
     for f in cuda_flags:
         # -Xptxas VALUE: the value goes to ptxas
@@ -252,8 +266,8 @@ def _split_refusal(parts):
             return "a C++ standard for nvcc alone (%s)" % f
         if not _DEVICE_ONLY.match(f) or f.startswith(("-D__CUDACC", "-D__NVCC")):
             return "an nvcc flag that reaches the host code (%s)" % f
-    std = [f for f in parts.get("extra_cflags") or [] if f.startswith("-std=")]
-    for f in parts.get("extra_cflags") or []:
+    std = [f for f in _given(parts, "extra_cflags") if f.startswith("-std=")]
+    for f in _given(parts, "extra_cflags"):
         if not _HOST_SAFE.match(f):
             return "a C++ flag that would reach the kernels' host code (%s)" % f
     if std:
@@ -367,7 +381,7 @@ def build_inline(cache_dir, parts, name, directory, build, record):
         record["plain_because"] = why
         return build(directory, includes)
     try:
-        pch, record["pch_ms"] = precompiled(cache_dir, name, parts.get("extra_cflags") or [],
+        pch, record["pch_ms"] = precompiled(cache_dir, name, _given(parts, "extra_cflags"),
                                             includes, cuda)
         pch_includes = [pch] + includes
     except Exception as e:
