@@ -17,6 +17,11 @@ EXTRA_DIST += contrib/bench/builder-overhead.sh
 # dice-time
 EXTRA_DIST += contrib/bench/time-repeatability.sh
 
+# builds: cold, plain load_inline against dice's fast paths; the whole
+# pipeline against KernelBench's evaluation
+EXTRA_DIST += contrib/bench/cold-build.py contrib/bench/cold-build-cuda.sh \
+	contrib/bench/select-buildable.py contrib/bench/pipeline-vs-kernelbench.sh
+
 EXTRA_DIST += contrib/bicrl/README contrib/bicrl/bicrl.sh contrib/bicrl/oracle-sampler
 
 bashcomp_DATA = contrib/bash-completion/dice
