@@ -7,7 +7,7 @@ test_have_prereq JQ || skip_all 'jq is needed'
 test_have_prereq HARNESS || skip_all 'needs torch and the harness'
 
 DICE_CACHE=$PWD/cache; export DICE_CACHE
-check () { dice-check -q --device cpu --memory 4G "$@"; }
+check () { dice-check -q --device cpu "$@"; }
 
 # What a record's check says, less what changes from run to run.
 verdict () {
@@ -104,12 +104,12 @@ atexit.register(lambda: os.kill(os.getpid(), signal.SIGKILL))")" | check >out &&
 '
 
 test_expect_success 'DICE_PHASES=1: each phase of a timing' '
-	DICE_PHASES=1 dice-time -q --all --device cpu --memory 4G --trials 3 \
+	DICE_PHASES=1 dice-time -q --all --device cpu --trials 3 \
 		--warmup 1 plain.out >timed.out &&
 	jq -r ".time.status, (.time.phases_ms | keys_unsorted | join(\" \"))" timed.out >actual &&
 	printf "%s\n" ok "start torch_import harness_import cpp_extension_import device_info reference_load candidate_load construct inputs timed_calls speed_of_light result" >expect &&
 	test_cmp expect actual &&
-	dice-time -q --all --device cpu --memory 4G --trials 3 --warmup 1 \
+	dice-time -q --all --device cpu --trials 3 --warmup 1 \
 		plain.out >timed.plain &&
 	jq -r ".time | has(\"phases_ms\")" timed.plain >actual &&
 	echo false >expect &&
