@@ -8,7 +8,8 @@ EXTRA_DIST += \
 	contrib/bench/split-speed.sh \
 	contrib/bench/check-vs-kernelbench.sh \
 	contrib/bench/kb-l1-candidates.py \
-	contrib/bench/kb-standins.sh
+	contrib/bench/kb-standins.sh \
+	contrib/bench/warm-cost.sh
 
 # the robust check's static scan
 EXTRA_DIST += contrib/bench/scan-speed.sh

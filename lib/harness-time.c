@@ -656,6 +656,8 @@ dice_harness_time_object (const struct dice_harness *h, const json_t *rec,
   json_object_set_new (t, "error", error ? json_string (error) : json_null ());
   json_object_set_new (t, "ms", json_integer ((json_int_t) llround (ms)));
   json_object_set_new (t, "sandbox", json_incref (sandbox));
+  if (json_object_get (from, "phases_ms"))      /* DICE_PHASES=1 */
+    json_object_set_new (t, "phases_ms", copy_or_null (from, "phases_ms"));
   json_decref (ref);
   json_decref (new);
   return t;

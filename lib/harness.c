@@ -673,6 +673,16 @@ time_flush (void)
   return !(no_flush && strcmp (no_flush, "1") == 0);
 }
 
+/* Whether the harness reports its phases: an environment variable, not
+   an option, only for measuring where a candidate's time goes.  */
+static bool
+phases_wanted (void)
+{
+  const char *phases = getenv ("DICE_PHASES");
+
+  return phases && strcmp (phases, "1") == 0;
+}
+
 static json_t *
 mode_job_object (const struct dice_harness *h, const json_t *rec,
             const char *code)
@@ -724,6 +734,14 @@ job_object (const struct dice_harness *h, const json_t *rec,
     precision = dice_record_string (rec, "prompt.precision");
   if (json_object_set_new (job, "precision",
                            json_string (precision ? precision : "fp32")) != 0)
+    {
+      json_decref (job);
+      return NULL;
+    }
+  /* DICE_PHASES=1, for contrib/bench/warm-cost.sh: the harness says
+     where its time went (check.phases_ms, time.phases_ms).  */
+  if (phases_wanted ()
+      && json_object_set_new (job, "phases", json_true ()) != 0)
     {
       json_decref (job);
       return NULL;

@@ -123,6 +123,7 @@ shell_tests += \
 	t/t5210-check-builder.t \
 	t/t5800-check-input.t \
 	t/t5820-harness-unjudgeable.t \
+	t/t5830-check-phases.t \
 	t/t5900-check-gpu.t
 test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
 	t/harness-imports.py t/cudasplit-show.py

@@ -8,6 +8,8 @@ written, whatever the candidate did; 2 when the job itself was unusable
 (no result: C then records the candidate as crashed and logs stderr).
 """
 
+from . import phases    # first: its clock starts when it is imported
+
 import json
 import math
 import os
@@ -42,8 +44,11 @@ def _number(job, name, default, kind):
 
 
 def run(job):
+    __import__("torch")     # before any candidate code runs
+    phases.mark("torch_import")
     from . import buildcache, device, runner, status
     from .redact import one_line
+    phases.mark("harness_import")
     mode = job.get("mode")
     if mode not in ("compile", "check", "time"):
         raise ValueError("job mode must be compile, check or time")
@@ -63,9 +68,10 @@ def run(job):
         raise ValueError("job precision must be fp32, fp16 or bf16")
     check["atol"], check["rtol"] = device.tolerance(check, check["precision"])
     directory = os.getcwd()
-    __import__("torch")     # before any candidate code runs
     arch = device.set_arch(job)
+    phases.mark("device_setup")     # on a GPU, CUDA's initialisation
     buildcache.install(job.get("cache") or os.path.join(directory, ".dice-cache"))
+    phases.mark("cpp_extension_import")
     if mode == "compile":
         error = runner.compile_job(job, directory)
         return {"compile": _compile_object(
@@ -74,12 +80,16 @@ def run(job):
         from . import timing
         return timing.run(job, directory, arch, _number, _compile_object)
     check.update(device.device_info(job.get("device") or "cpu"))
+    phases.mark("device_info")
     try:
         runner.check_job(job, directory, check)
     except BaseException as e:
         check["status"], check["error"] = status.of(e)
     check["correct"] = check["status"] == "correct"
     error = check["error"] if check["status"] == "compile_error" else None
+    if job.get("phases"):
+        phases.mark("result")
+        check["phases_ms"] = phases.result()
     return {"compile": _compile_object(arch, error), "check": check}
 
 
@@ -119,7 +129,29 @@ def main():
     sys.stdout.flush()
     sys.stderr.flush()
     resultfd.give(result)
-    return 0
+    leave(0)
+
+
+def leave(status):
+    """Exit with STATUS as Python's own exit would, but for the teardown:
+    wait for the threads that are not daemons, run the exit handlers,
+    flush, and end without finalising every module.  With torch loaded
+    that teardown takes 0.2 s or more of each candidate's time
+    (contrib/bench/warm-cost.sh) and decides nothing: the result is
+    written, and the guard kills whatever is left and removes the
+    directory (dice-check(1), SANDBOX)."""
+    import atexit
+    import threading
+    for t in threading.enumerate():
+        if t is not threading.main_thread() and not t.daemon:
+            t.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import sys
 import time
 import types
 
-from . import buildcache, evidence
+from . import buildcache, evidence, phases
 from .compare import compare, finite_or_none
 from .device import cast, clone, init_inputs, make_inputs, precision_dtype, seed_all, sync
 from .redact import clean, one_line
@@ -99,21 +99,26 @@ def check_job(job, directory, check):
         raise Failure("runtime_error", "device cuda asked for but torch sees no GPU")
     threads = evidence.python_threads()
     ref = reference("source", lambda: load_source("dice_ref", job.get("ref") or "", directory))
+    phases.mark("reference_load")
     try:
         new = load_source("dice_candidate", job.get("code") or "", directory)
     except BaseException as e:
         built_or_fail()
         raise Failure(import_status(e), one_line(e))
+    phases.mark("candidate_load")
     dtype = precision_dtype(check["precision"])
     init = reference("get_init_inputs", lambda: cast(init_inputs(ref, None), dtype))
     seed_all(seed)
     ref_model = reference("Model", lambda: ref.Model(*init))
+    phases.mark("reference_construct")
     seed_all(seed)
     new_model = new.ModelNew(*init)
     built_or_fail()
     copy_weights(ref_model, new_model)
+    phases.mark("candidate_construct")
     ref_model = reference("Model", lambda: ref_model.to(device, dtype).eval())
     new_model = new_model.to(device, dtype).eval()
+    phases.mark("to_device")
     first_failed, passed, measured = None, 0, False
     max_abs = max_rel = 0.0
     reason = None
@@ -124,10 +129,13 @@ def check_job(job, directory, check):
                 make_inputs(ref, device, seed + 1 + t), dtype))
             mine = clone(inputs)
             sync(device)
+            phases.mark("inputs")
             expected = reference("forward", lambda: ref_model(*inputs))
             sync(device)
+            phases.mark("reference_forward")
             got = new_model(*mine)
             sync(device)
+            phases.mark("candidate_forward")
             built_or_fail()
             verdict = compare(expected, got, atol, rtol, low_precision)
             if verdict.atol is not None:
@@ -142,6 +150,7 @@ def check_job(job, directory, check):
             elif first_failed is None:
                 first_failed, reason = t, verdict.reason
             inputs = mine = expected = got = None   # free before the next trial
+            phases.mark("compare")
     correct = passed == trials
     check.update({
         "status": "correct" if correct else "incorrect",
@@ -163,3 +172,4 @@ def check_job(job, directory, check):
             trial_seconds=(time.monotonic() - trials_started) / trials,
             remaining=lambda: _remaining(job))
         check["dynamic"] = evidence.collect(ctx)
+        phases.mark("evidence")

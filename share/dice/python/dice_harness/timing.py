@@ -21,7 +21,7 @@ in a Python thread is counted and the call is flagged (threads).
 
 from torch import Tensor as _Tensor
 
-from . import guard, runner, status
+from . import guard, phases, runner, status
 from .compare import compare, flatten
 from .device import (PRECISIONS, cast, clone, device_info, gpu_state,
                      init_inputs, make_inputs, memory_bandwidth, peak_flops,
@@ -137,11 +137,13 @@ def time_job(job, directory, out):
     if hasattr(ref, "Model"):
         watch.reference(ref.Model)
     watch.graphs()
+    phases.mark("reference_load")
     try:
         new = runner.load_source("dice_candidate", job.get("code") or "", directory)
     except BaseException as e:
         built_or_fail()
         raise Failure("compile_error", one_line(e))
+    phases.mark("candidate_load")
     init = reference("get_init_inputs", lambda: cast(init_inputs(ref, None), dtype))
     seed_all(seed)
     ref_model = reference("Model", lambda: ref.Model(*init))
@@ -155,6 +157,7 @@ def time_job(job, directory, out):
     if baseline == "compile":
         ref_fn = reference("torch.compile", lambda: torch.compile(ref_model))
     timed_ref = baseline != "file"
+    phases.mark("construct")
 
     flush = _Flusher(device, job.get("flush", True) is not False)
     timer = _Timer(device)
@@ -171,6 +174,7 @@ def time_job(job, directory, out):
                 ref, device, seed + 1 + i), dtype))
             new_inputs = clone(ref_inputs)
             expected = None
+            phases.mark("inputs")
             if timed_ref or i >= warmup:
                 flush()
                 wall, event, _, expected = reference(
@@ -195,6 +199,7 @@ def time_job(job, directory, out):
                 if not verdict.ok:
                     wrong.append((i - warmup, verdict.reason))
             ref_inputs = new_inputs = expected = got = None
+            phases.mark("timed_calls")
     elapsed = (guard.monotonic_raw_ns() - started) / 1e6
     clocks, temperature = (None, None)
     if device == "cuda":
@@ -220,6 +225,7 @@ def time_job(job, directory, out):
     out["speed_of_light_ms"] = bound
     out["deception"] = findings(watch, wrong, trials, samples, elapsed, bound,
                                 (timer.disagreements, timer.calls))
+    phases.mark("speed_of_light")
 
 
 def speed_of_light(device, io_bytes, flops):
@@ -317,9 +323,13 @@ def run(job, directory, arch, number, compile_object):
     if job.get("baseline", "eager") not in ("eager", "compile", "file", None):
         raise ValueError("job baseline must be eager, compile or file")
     out.update(device_info(job.get("device") or "cpu"))
+    phases.mark("device_info")
     try:
         time_job(job, directory, out)
     except BaseException as e:
         out["status"], out["error"] = status.of(e)
+    if job.get("phases"):
+        phases.mark("result")
+        out["phases_ms"] = phases.result()
     error = out["error"] if out["status"] == "compile_error" else None
     return {"compile": compile_object(arch, error), "time": out}
