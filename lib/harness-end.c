@@ -108,7 +108,8 @@ dice_harness_sandbox_object (const struct dice_harness *h,
                     : sb->fs_readonly ? "read-only" : "shared",
                     "proc", !started ? NULL
                     : sb->proc_private ? "private" : "shared",
-                    "memory", sb->memory ? json_integer ((json_int_t) sb->memory)
+                    "memory", sb->memory
+                    ? json_integer ((json_int_t) sb->memory)
                     : json_null (),
                     "timeout", h->timeout == floor (h->timeout)
                     ? json_integer ((json_int_t) h->timeout)

@@ -221,8 +221,12 @@ time_object (const struct dice_harness *h, const json_t *rec,
         json_array_append_new (flags, json_string ("threads"));
     }
   json_object_set_new (t, "status", json_string (status));
-  json_object_set_new (t, "ref_ms", ok ? json_incref (json_object_get (ref, "median")) : json_null ());
-  json_object_set_new (t, "new_ms", ok ? json_incref (json_object_get (new, "median")) : json_null ());
+  json_object_set_new (t, "ref_ms", ok ? json_incref (json_object_get
+                                                      (ref, "median"))
+                       : json_null ());
+  json_object_set_new (t, "new_ms", ok ? json_incref (json_object_get
+                                                      (new, "median"))
+                       : json_null ());
   json_object_set_new (t, "speedup", ok ? measured (speedup) : json_null ());
   json_object_set_new (t, "ref", ok ? json_incref (ref) : json_null ());
   json_object_set_new (t, "new", ok ? json_incref (new) : json_null ());
@@ -298,9 +302,10 @@ run_ok (const json_t *t)
 
 /* Add to FIRST (the first run's time object) the verdict of the runs
    RUNS (summaries, the first one's included) of the PLANNED: the worst
-   speedup as the confirmed one when every run succeeded, null otherwise; whether they
-   agree; why not; and, when VERIFY (the first run's speedup was above
-   --max-speedup), whether the repeats bore it out.  */
+   speedup as the confirmed one when every run succeeded, null
+   otherwise; whether they agree; why not; and, when VERIFY (the first
+   run's speedup was above --max-speedup), whether the repeats bore it
+   out.  */
 static void
 settle_runs (json_t *first, json_t *runs, long planned, bool verify)
 {
@@ -344,7 +349,6 @@ settle_runs (json_t *first, json_t *runs, long planned, bool verify)
                                json_string ("unverified_speedup"));
     }
 }
-
 
 /* Whether FIRST's speedup is above --max-speedup: implausible until
    repeated.  */

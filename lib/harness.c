@@ -58,7 +58,8 @@ static json_t *
 job_object (const struct dice_harness *h, const json_t *rec,
             const char *code)
 {
-  json_t *id = json_object_get (rec, "id"), *ref = json_object_get (rec, "ref");
+  json_t *id = json_object_get (rec, "id");
+  json_t *ref = json_object_get (rec, "ref");
   json_t *job = json_pack ("{s:s, s:O, s:O, s:s, s:s, s:s, s:s?, s:I}",
                            "mode", h->mode->name,
                            "id", id ? id : json_null (),
