@@ -24,16 +24,20 @@ bin_PROGRAMS += bin/dice-split
 bin_dice_split_SOURCES = bin/dice-split.c
 bin_dice_split_LDADD = $(CLI_LIBS)
 
+# dice-compile, dice-check and dice-time are one program around the
+# harness (harness-tool.c), each with its own options and mode.
+HARNESS_TOOL_SOURCES = bin/harness-tool.c bin/harness-tool.h
+
 bin_PROGRAMS += bin/dice-compile
-bin_dice_compile_SOURCES = bin/dice-compile.c
+bin_dice_compile_SOURCES = bin/dice-compile.c $(HARNESS_TOOL_SOURCES)
 bin_dice_compile_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-check
-bin_dice_check_SOURCES = bin/dice-check.c
+bin_dice_check_SOURCES = bin/dice-check.c $(HARNESS_TOOL_SOURCES)
 bin_dice_check_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-time
-bin_dice_time_SOURCES = bin/dice-time.c
+bin_dice_time_SOURCES = bin/dice-time.c $(HARNESS_TOOL_SOURCES)
 bin_dice_time_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-curate

@@ -1,26 +1,17 @@
-/* harness-time.c: what dice-time decides in C: which records are timed,
-   the statistics of the raw samples the harness measured, the speedup,
-   the flags, and reference times read from a file.  The harness only
-   measures, so every decision here can be tested with a fake harness.  */
+/* harness-time.c: the time mode (dice-time): which records are timed,
+   the job's timing settings, and what C decides from the raw samples the
+   harness measured: the statistics, the speedup, the flags, and the
+   verdict of repeated runs.  The harness only measures, so every
+   decision here can be tested with a fake harness.  */
 #include "system.h"
 
 #include <math.h>
 
-#include "harness.h"
-#include "numarg.h"
-#include "datadir.h"
-#include "proc.h"
-#include "secrets.h"
+#include "harness-end.h"
 #include "jsonl.h"
+#include "reftimes.h"
 #include "stats.h"
-#include "strmap.h"
 
-#define DEFAULT_TRIALS 100
-#define DEFAULT_WARMUP 10
-#define DEFAULT_INPUT_SETS 3
-#define DEFAULT_MAX_SPEEDUP 10.0
-#define DEFAULT_MAX_SPREAD 0.1
-#define MAX_RUNS 10
 /* --runs: the runs of a candidate agree when its fastest run's speedup is
    at most this many times its slowest's.  Honest timings on a busy
    machine differ by tens of percent; a result cached across calls, or a
@@ -33,123 +24,6 @@
 #define SIDE_SHARE 0.5
 #define SIDE_MIN_MS 0.01
 #define DIGITS 4
-
-void
-dice_harness_time_init (struct dice_harness *h)
-{
-  h->trials = DEFAULT_TRIALS;
-  h->warmup = DEFAULT_WARMUP;
-  h->input_sets = DEFAULT_INPUT_SETS;
-  h->baseline = "eager";
-  h->max_speedup = DEFAULT_MAX_SPEEDUP;
-  h->max_spread = DEFAULT_MAX_SPREAD;
-  h->runs = 1;
-}
-
-enum dice_harness_option_result
-dice_harness_time_option (struct dice_harness *h, int c, const char *arg,
-                          char *err, size_t errlen)
-{
-  switch (c)
-    {
-    case DICE_OPT_WARMUP:
-      if (!dice_harness_option_long ("warmup", arg, 0, 1000000, &h->warmup,
-                                     err, errlen))
-        return DICE_HARNESS_OPTION_BAD;
-      break;
-    case DICE_OPT_INPUT_SETS:
-      if (!dice_harness_option_long ("input-sets", arg, 1, 1000000,
-                                     &h->input_sets, err, errlen))
-        return DICE_HARNESS_OPTION_BAD;
-      break;
-    case DICE_OPT_ALL:
-      h->time_all = true;
-      break;
-    case DICE_OPT_BASELINE:
-      if (strcmp (arg, "eager") && strcmp (arg, "compile"))
-        {
-          dice_invalid_value (err, errlen, "baseline", arg, "eager or compile");
-          return DICE_HARNESS_OPTION_BAD;
-        }
-      h->baseline = strcmp (arg, "eager") ? "compile" : "eager";
-      break;
-    case DICE_OPT_REF_TIMES:
-      if (!*arg)
-        {
-          dice_invalid_value (err, errlen, "ref-times", arg, "a file");
-          return DICE_HARNESS_OPTION_BAD;
-        }
-      h->ref_times_path = arg;
-      break;
-    case DICE_OPT_REF_DEVICE:
-      if (!*arg)
-        {
-          dice_invalid_value (err, errlen, "ref-device", arg, "a device name");
-          return DICE_HARNESS_OPTION_BAD;
-        }
-      h->ref_device = arg;
-      break;
-    case DICE_OPT_FORCE_REF_TIMES:
-      h->force_ref_times = true;
-      break;
-    case DICE_OPT_MAX_SPEEDUP:
-      if (!dice_harness_option_double ("max-speedup", arg, 0, true,
-                                       &h->max_speedup, err, errlen))
-        return DICE_HARNESS_OPTION_BAD;
-      break;
-    case DICE_OPT_RUNS:
-      if (!dice_harness_option_long ("runs", arg, 1, MAX_RUNS, &h->runs,
-                                     err, errlen))
-        return DICE_HARNESS_OPTION_BAD;
-      break;
-    case DICE_OPT_MAX_SPREAD:
-      if (!dice_harness_option_double ("max-spread", arg, 0, true,
-                                       &h->max_spread, err, errlen))
-        return DICE_HARNESS_OPTION_BAD;
-      break;
-    default:
-      return DICE_HARNESS_OPTION_UNKNOWN;
-    }
-  return DICE_HARNESS_OPTION_HANDLED;
-}
-
-void
-dice_harness_time_help (void)
-{
-  fputs ("\
-\n\
-Timing:\n\
-      --trials=N         timed calls of each side (default 100)\n\
-      --warmup=N         untimed calls of each side first (default 10)\n\
-      --input-sets=N     accepted for old scripts; changes nothing (every\n\
-                           call gets inputs of its own)\n\
-      --seed=N           weights use seed N, call I's inputs seed N+1+I\n\
-                           (default 42, as dice-check)\n\
-      --all              also time candidates that are not correct or are\n\
-                           deceptive\n\
-      --baseline=NAME    eager (the reference as written) or compile\n\
-                           (torch.compile of it; torch >= 2.0); default eager\n\
-      --ref-times=FILE   take the reference's times from FILE (KernelBench's\n\
-                           baseline JSON, or dice-time output) instead of\n\
-                           timing it\n\
-      --ref-device=NAME  the device FILE's times were measured on (default:\n\
-                           time.device of its records; a GPU for\n\
-                           KernelBench's JSON)\n\
-      --force-ref-times  use FILE's times even when they were measured on\n\
-                           another kind of device (CPU or GPU) than this run\n\
-      --max-speedup=X    flag speedups above X (default 10), and time such\n\
-                           a candidate again in a fresh process before\n\
-                           its speedup counts\n\
-      --runs=N           time each candidate in N fresh processes (1 to\n\
-                           10, default 1); the worst speedup is the\n\
-                           confirmed one\n\
-      --max-spread=X     flag a side whose IQR exceeds X times its median\n\
-                           (default 0.1)\n\
-      --precision=P      fp32, fp16 or bf16: inputs and weights cast to P\n\
-                           (default: the record's prompt.precision, else\n\
-                           fp32)\n\
-", stdout);
-}
 
 /* Round a measured value to the digits that mean something.  */
 static json_t *
@@ -253,301 +127,13 @@ side_stats (const json_t *a, const json_t *event)
   return s;
 }
 
-/* The --ref-times key of REC: "L1/19_ReLU" from its id, or from
-   problem.level, problem.index and problem.name.  */
-static char *
-record_key (const json_t *rec)
-{
-  const char *id = json_string_value (json_object_get (rec, "id"));
-  const json_t *p = json_object_get (rec, "problem");
-  const char *name = json_string_value (json_object_get (p, "name"));
-  json_t *level = json_object_get (p, "level");
-  json_t *index = json_object_get (p, "index");
-  char buf[512];
-
-  if (id)
-    return strdup (id);
-  if (json_is_integer (level) && json_is_integer (index) && name)
-    {
-      snprintf (buf, sizeof buf, "L%lld/%lld_%s",
-                (long long) json_integer_value (level),
-                (long long) json_integer_value (index), name);
-      return strdup (buf);
-    }
-  return NULL;
-}
-
-static int
-add_ref (struct dice_strmap *m, const char *key, json_t *stats,
-         char *err, size_t errlen)
-{
-  struct dice_strmap_entry *e = dice_strmap_add (m, key);
-
-  if (e == NULL)
-    {
-      json_decref (stats);
-      snprintf (err, errlen, "memory exhausted");
-      return -1;
-    }
-  json_decref (e->value);
-  e->value = stats;
-  return 0;
-}
-
-/* KernelBench's baseline JSON: {"level1": {"19_ReLU.py": {"mean": ms,
-   "std", "min", "max", "num_trials"}}}.  It has no median, so the mean
-   stands in for it.  */
-static int
-load_kernelbench (struct dice_strmap *m, json_t *all, const char *path,
-                  char *err, size_t errlen)
-{
-  const char *lkey, *fkey;
-  json_t *level, *entry;
-
-  json_object_foreach (all, lkey, level)
-    {
-      long n;
-      char *end;
-
-      if (strncmp (lkey, "level", 5) != 0 || !json_is_object (level))
-        continue;
-      n = strtol (lkey + 5, &end, 10);
-      if (end == lkey + 5 || *end)
-        continue;
-      json_object_foreach (level, fkey, entry)
-        {
-          json_t *mean = json_object_get (entry, "mean");
-          char key[512];
-          size_t len = strlen (fkey);
-
-          if (!json_is_number (mean) || json_number_value (mean) <= 0)
-            {
-              snprintf (err, errlen, "%s: %s/%s has no positive mean", path,
-                        lkey, fkey);
-              return -1;
-            }
-          if (len > 3 && strcmp (fkey + len - 3, ".py") == 0)
-            len -= 3;
-          snprintf (key, sizeof key, "L%ld/%.*s", n, (int) len, fkey);
-          if (add_ref (m, key, json_pack
-                       ("{s:O, s:O, s:n, s:O?, s:O?, s:O?}",
-                        "median", mean, "mean", mean, "iqr",
-                        "min", json_object_get (entry, "min"),
-                        "max", json_object_get (entry, "max"),
-                        "n", json_object_get (entry, "num_trials")),
-                       err, errlen) != 0)
-            return -1;
-        }
-    }
-  return 0;
-}
-
-/* dice-time output: records with time.ref.median.  */
-static int
-load_records (struct dice_strmap *m, const char *path, char **device,
-              char *err, size_t errlen)
-{
-  struct dice_jsonl_reader r;
-  json_t *rec;
-  char why[256];
-  int got;
-
-  if (dice_jsonl_open (&r, path) != 0)
-    {
-      snprintf (err, errlen, "%s: %s", path, strerror (errno));
-      return -1;
-    }
-  while ((got = dice_jsonl_next (&r, &rec, why, sizeof why)) != 0)
-    {
-      json_t *ref;
-      char *key;
-
-      if (got < 0)
-        {
-          snprintf (err, errlen, "%s:%lu: %s", path, r.line,
-                    got == -2 ? strerror (errno) : why);
-          dice_jsonl_close (&r);
-          return -1;
-        }
-      ref = json_object_get (json_object_get (rec, "time"), "ref");
-      key = record_key (rec);
-      if (*device == NULL && json_is_string (json_object_get
-                                             (json_object_get (rec, "time"),
-                                              "device")))
-        *device = strdup (json_string_value (json_object_get
-                                             (json_object_get (rec, "time"),
-                                              "device")));
-      if (key && json_is_number (json_object_get (ref, "median"))
-          && json_number_value (json_object_get (ref, "median")) > 0
-          && add_ref (m, key, json_deep_copy (ref), err, errlen) != 0)
-        {
-          free (key);
-          json_decref (rec);
-          dice_jsonl_close (&r);
-          return -1;
-        }
-      free (key);
-      json_decref (rec);
-    }
-  dice_jsonl_close (&r);
-  return 0;
-}
-
-/* Whether the device DEVICE (a name as time.device spells it) is a CPU. */
-static bool
-cpu_device (const char *device)
-{
-  return strncasecmp (device, "cpu", 3) == 0;
-}
-
-/* Reference times taken on a CPU make every GPU kernel look fast, and a
-   GPU's make every CPU candidate look slow: the speedups would measure
-   the devices, not the candidates.  Refuse reference times measured on
-   REF_DEVICE (NULL: not said) when it is of another kind than the device
-   of this run, unless --force-ref-times.  */
-static int
-check_ref_device (const struct dice_harness *h, const char *ref_device,
-                  char *err, size_t errlen)
-{
-  bool here_cpu = strcmp (h->device, "cpu") == 0;
-
-  if (h->force_ref_times || ref_device == NULL
-      || cpu_device (ref_device) == here_cpu)
-    return 0;
-  snprintf (err, errlen, "the reference times in '%s' were measured on %s, "
-            "but this run times on %s: use --force-ref-times to use them "
-            "anyway, or --ref-device to say where they were measured",
-            h->ref_times_path, ref_device, here_cpu ? "the CPU" : "a GPU");
-  return -1;
-}
-
-/* Asks the interpreter whether its torch can compile: prints why not and
-   exits 1 when it cannot.  torch.compile came in torch 2.0; where it is,
-   dynamo may still refuse this Python (torch 2.0 on Python 3.12).  */
-static const char compile_probe[] = "\
-import sys\n\
-try:\n\
-    import torch\n\
-except Exception as e:\n\
-    print('cannot import torch: %s' % e); sys.exit(1)\n\
-if not hasattr(torch, 'compile'):\n\
-    print('torch %s has no torch.compile (it came in torch 2.0)'\n\
-          % torch.__version__); sys.exit(1)\n\
-try:\n\
-    from torch._dynamo.eval_frame import check_if_dynamo_supported\n\
-except Exception:\n\
-    check_if_dynamo_supported = lambda: None\n\
-try:\n\
-    check_if_dynamo_supported()\n\
-except Exception as e:\n\
-    print('torch %s cannot compile here: %s' % (torch.__version__, e))\n\
-    sys.exit(1)\n";
-
-/* --baseline compile on a torch that cannot compile would make every
-   candidate's timing fail: one error before any candidate runs.  */
-static int
-check_compile_baseline (char *err, size_t errlen)
-{
-  char *argv[] = { (char *) dice_python (), "-c", (char *) compile_probe,
-                   NULL };
-  char **env = dice_proc_env (dice_secret_name, NULL);
-  struct dice_proc_result r;
-  int status = 0;
-
-  if (env == NULL)
-    {
-      snprintf (err, errlen, "memory exhausted");
-      return -1;
-    }
-  if (dice_proc_run (argv, env, "", 0, 300, &r) != 0)
-    {
-      snprintf (err, errlen, "--baseline compile: cannot run '%s': %s",
-                dice_python (), strerror (errno));
-      dice_proc_env_free (env);
-      return -1;
-    }
-  dice_proc_env_free (env);
-  if (r.timed_out || !WIFEXITED (r.status) || WEXITSTATUS (r.status) != 0)
-    {
-      char *why = r.out && *r.out ? r.out
-        : r.err && *r.err ? r.err : "the interpreter failed";
-
-      size_t n;
-
-      dice_one_line (why, 300);
-      n = strlen (why);
-      while (n > 0 && why[n - 1] == ' ')
-        why[--n] = '\0';
-      snprintf (err, errlen, "--baseline compile needs torch.compile: %s",
-                r.timed_out ? "asking torch timed out" : why);
-      status = -1;
-    }
-  dice_proc_result_free (&r);
-  return status;
-}
-
-int
-dice_harness_time_finish (struct dice_harness *h, char *err, size_t errlen)
-{
-  struct dice_strmap *m;
-  json_t *all;
-  json_error_t jerr;
-  char *ref_device = NULL;
-  int status;
-
-  if (h->ref_times_path == NULL)
-    return strcmp (h->baseline, "compile") == 0
-      ? check_compile_baseline (err, errlen) : 0;
-  if ((m = calloc (1, sizeof *m)) == NULL)
-    {
-      snprintf (err, errlen, "memory exhausted");
-      return -1;
-    }
-  h->ref_times = m;
-  h->baseline = "file";
-  /* One JSON document with level keys is KernelBench's; anything else is
-     read as JSON lines.  */
-  all = json_load_file (h->ref_times_path, 0, &jerr);
-  if (json_is_object (all) && json_object_get (all, "id") == NULL
-      && json_object_get (all, "time") == NULL)
-    {
-      status = load_kernelbench (m, all, h->ref_times_path, err, errlen);
-      /* KernelBench measured its baselines on GPUs (its timing
-         directories are named for them) and its JSON does not say
-         which.  */
-      ref_device = strdup ("a GPU (KernelBench's baseline JSON does not "
-                           "say which)");
-    }
-  else
-    status = load_records (m, h->ref_times_path, &ref_device, err, errlen);
-  json_decref (all);
-  if (status == 0 && m->count == 0)
-    {
-      snprintf (err, errlen, "%s: no reference times found",
-                h->ref_times_path);
-      status = -1;
-    }
-  if (status == 0)
-    status = check_ref_device (h, h->ref_device ? h->ref_device : ref_device,
-                               err, errlen);
-  free (ref_device);
-  return status;
-}
-
-static const json_t *
-ref_entry (const struct dice_harness *h, const json_t *rec)
-{
-  char *key = record_key (rec);
-  const json_t *e = key ? dice_strmap_get (h->ref_times, key) : NULL;
-
-  free (key);
-  return e;
-}
-
-json_t *
-dice_harness_time_skip (const struct dice_harness *h, const json_t *rec)
+/* A record is timed when it has code, and check found it correct and
+   not deceptive (or --all), and --ref-times has its reference.  */
+static json_t *
+time_not_run (const struct dice_harness *h, const json_t *rec)
 {
   const json_t *check = json_object_get (rec, "check");
+  const char *code = json_string_value (json_object_get (rec, "code"));
   const char *why = NULL;
 
   if (!h->time_all)
@@ -561,8 +147,11 @@ dice_harness_time_skip (const struct dice_harness *h, const json_t *rec)
                                               "deceptive")))
         why = "deceptive";
     }
-  if (why == NULL && h->ref_times && ref_entry (h, rec) == NULL)
+  if (why == NULL && h->ref_times
+      && dice_reftimes_get (h->ref_times, rec) == NULL)
     why = "no reference time";
+  if (why == NULL && (code == NULL || !*code))
+    why = "no code";
   return why ? json_pack ("{s:s}", "skipped", why) : NULL;
 }
 
@@ -574,10 +163,12 @@ copy_or_null (const json_t *from, const char *key)
   return v ? json_incref (v) : json_null ();
 }
 
-json_t *
-dice_harness_time_object (const struct dice_harness *h, const json_t *rec,
-                          const json_t *from, const char *status,
-                          const char *error, double ms, json_t *sandbox)
+/* The record's "time" object from the harness's raw samples FROM (NULL
+   when no result came), or from STATUS and ERROR when C decided.  */
+static json_t *
+time_object (const struct dice_harness *h, const json_t *rec,
+             const json_t *from, const char *status, const char *error,
+             double ms, json_t *sandbox)
 {
   json_t *t = json_object ();
   json_t *ref = NULL, *new = NULL, *flags = json_array ();
@@ -590,7 +181,7 @@ dice_harness_time_object (const struct dice_harness *h, const json_t *rec,
                         json_object_get (from, "new_event"));
       if (h->ref_times)
         {
-          const json_t *e = ref_entry (h, rec);
+          const json_t *e = dice_reftimes_get (h->ref_times, rec);
 
           ref = e ? json_deep_copy (e) : NULL;
         }
@@ -630,8 +221,12 @@ dice_harness_time_object (const struct dice_harness *h, const json_t *rec,
         json_array_append_new (flags, json_string ("threads"));
     }
   json_object_set_new (t, "status", json_string (status));
-  json_object_set_new (t, "ref_ms", ok ? json_incref (json_object_get (ref, "median")) : json_null ());
-  json_object_set_new (t, "new_ms", ok ? json_incref (json_object_get (new, "median")) : json_null ());
+  json_object_set_new (t, "ref_ms", ok ? json_incref (json_object_get
+                                                      (ref, "median"))
+                       : json_null ());
+  json_object_set_new (t, "new_ms", ok ? json_incref (json_object_get
+                                                      (new, "median"))
+                       : json_null ());
   json_object_set_new (t, "speedup", ok ? measured (speedup) : json_null ());
   json_object_set_new (t, "ref", ok ? json_incref (ref) : json_null ());
   json_object_set_new (t, "new", ok ? json_incref (new) : json_null ());
@@ -663,6 +258,28 @@ dice_harness_time_object (const struct dice_harness *h, const json_t *rec,
   return t;
 }
 
+/* The time object of a run of REC that ended as END says.  */
+static json_t *
+time_result (const struct dice_harness *h, const json_t *rec,
+             struct dice_harness_end *end)
+{
+  static const char *const statuses[] = {
+    "ok", "compile_error", "runtime_error", "oom", NULL
+  };
+  json_t *time = json_object_get (end->result, "time");
+  const char *status = dice_harness_status (end, time, statuses);
+  const char *said = json_string_value (json_object_get (time, "error"));
+
+  if (!*end->why && said)
+    {
+      snprintf (end->why, end->whylen, "%s", said);
+      dice_harness_one_line (end->why);
+    }
+  return time_object (h, rec, json_is_object (time) ? time : NULL, status,
+                      *end->why ? end->why : NULL, end->sb->ms,
+                      end->sandbox);
+}
+
 /* What time.runs keeps of one run's time object T.  */
 static json_t *
 run_summary (const json_t *t)
@@ -675,6 +292,7 @@ run_summary (const json_t *t)
                     "error", json_object_get (t, "error"));
 }
 
+/* Whether T is a run that measured a speedup.  */
 static bool
 run_ok (const json_t *t)
 {
@@ -685,10 +303,11 @@ run_ok (const json_t *t)
 }
 
 /* Add to FIRST (the first run's time object) the verdict of the runs
-   RUNS (summaries, the first one's included) of the PLANNED: the worst speedup as the
-   confirmed one when every run succeeded, null otherwise; whether they
-   agree; why not; and, when VERIFY (the first run's speedup was above
-   --max-speedup), whether the repeats bore it out.  */
+   RUNS (summaries, the first one's included) of the PLANNED: the worst
+   speedup as the confirmed one when every run succeeded, null
+   otherwise; whether they agree; why not; and, when VERIFY (the first
+   run's speedup was above --max-speedup), whether the repeats bore it
+   out.  */
 static void
 settle_runs (json_t *first, json_t *runs, long planned, bool verify)
 {
@@ -733,49 +352,65 @@ settle_runs (json_t *first, json_t *runs, long planned, bool verify)
     }
 }
 
-json_t *
-dice_harness_time_run (const struct dice_harness *h, const json_t *rec,
-                       const char *gpu)
+/* Whether FIRST's speedup is above --max-speedup: implausible until
+   repeated.  */
+static bool
+needs_verifying (const struct dice_harness *h, const json_t *first)
 {
-  json_t *first = dice_harness_run (h, rec, gpu), *runs;
-  long n = h->runs;
-  bool verify;
-
-  if (first == NULL || !run_ok (first))
-    return first;
-  /* An implausible speedup counts only once a fresh process, with fresh
-     inputs, has measured it again: the repeats of --runs, or one more.  */
-  verify = json_number_value (json_object_get (first, "speedup"))
+  return json_number_value (json_object_get (first, "speedup"))
     > h->max_speedup;
-  if (n == 1 && !verify)
-    return first;
-  if (n == 1)
-    n = 2;
-  if ((runs = json_array ()) == NULL
-      || json_array_append_new (runs, run_summary (first)) != 0)
-    goto nomem;
-  for (long i = 1; i < n; i++)
-    {
-      json_t *again = dice_harness_run (h, rec, gpu);
-      bool ok = again && run_ok (again);
-
-      /* A run that failed ends the repeats: the speedup is unconfirmed
-         whatever the others would say.  */
-      if (again == NULL
-          || json_array_append_new (runs, run_summary (again)) != 0)
-        {
-          json_decref (again);
-          json_decref (runs);
-          goto nomem;
-        }
-      json_decref (again);
-      if (!ok)
-        break;
-    }
-  settle_runs (first, runs, n, verify);
-  return first;
-
-nomem:
-  json_decref (first);
-  return NULL;
 }
+
+/* An implausible speedup counts only once a fresh process, with fresh
+   inputs, has measured it again: the repeats of --runs, or one more.  */
+static long
+time_runs (const struct dice_harness *h, const json_t *first)
+{
+  return h->runs == 1 && needs_verifying (h, first) ? 2 : h->runs;
+}
+
+static int
+time_settle (const struct dice_harness *h, json_t *first,
+             const json_t *again, long planned)
+{
+  json_t *runs = json_array (), *run;
+  size_t i;
+
+  if (runs == NULL || json_array_append_new (runs, run_summary (first)) != 0)
+    {
+      json_decref (runs);
+      return -1;
+    }
+  json_array_foreach (again, i, run)
+    if (json_array_append_new (runs, run_summary (run)) != 0)
+      {
+        json_decref (runs);
+        return -1;
+      }
+  settle_runs (first, runs, planned, needs_verifying (h, first));
+  return 0;
+}
+
+static json_t *
+time_job_fields (const struct dice_harness *h)
+{
+  return json_pack ("{s:I, s:I, s:I, s:s, s:b}",
+                    "warmup", (json_int_t) h->warmup,
+                    "input_sets", (json_int_t) h->input_sets,
+                    "seed", (json_int_t) h->seed, "baseline", h->baseline,
+                    "flush", h->flush);
+}
+
+static const char *
+time_label (const json_t *value)
+{
+  if (json_object_get (value, "skipped"))
+    return "skipped";
+  return json_string_value (json_object_get (value, "status"));
+}
+
+const struct dice_harness_mode dice_harness_time = {
+  .name = "time", .not_run = time_not_run, .job_fields = time_job_fields,
+  .result = time_result, .label = time_label, .measured = run_ok,
+  .runs = time_runs, .settle = time_settle
+};

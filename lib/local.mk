@@ -42,11 +42,14 @@ lib_libdice_a_SOURCES += \
 	lib/pylex.c lib/pylex.h \
 	lib/pymod.c lib/pymod.h
 
-# dice-compile and dice-check
+# dice-compile and dice-check: the run of a record, and the modes
 lib_libdice_a_SOURCES += \
 	lib/sandbox.c lib/sandbox.h \
 	lib/scheduler.c lib/scheduler.h \
-	lib/harness.c lib/harness.h
+	lib/harness.c lib/harness.h \
+	lib/harness-end.c lib/harness-end.h \
+	lib/harness-compile.c \
+	lib/harness-check.c
 
 # dice-check: deception verdicts (robust check)
 lib_libdice_a_SOURCES += \
@@ -60,7 +63,8 @@ lib_libdice_a_SOURCES += \
 
 # dice-time
 lib_libdice_a_SOURCES += \
-	lib/harness-time.c
+	lib/harness-time.c \
+	lib/reftimes.c lib/reftimes.h
 
 # progress on standard error, for every long-running tool
 lib_libdice_a_SOURCES += \
