@@ -68,7 +68,10 @@ run_end (const char *label)
       size_t first = old ? speeds_before[i] : 0;
       struct run_problem *rp;
 
-      if (p->samples == (old ? samples_before[i] : 0))
+      /* With --tasks, every run is of the whole problem set: a task
+         the run has no record of is a failure of that run.  */
+      if (problem_set_given ? !p->listed
+          : p->samples == (old ? samples_before[i] : 0))
         continue;
       rp = &r->problems[r->nproblems++];
       rp->level = p->level;
