@@ -426,7 +426,7 @@ write_notes (const struct settings *o, const struct summary *s, size_t n,
             "problems of a\n%slevel of the share of their samples that are "
             "correct (and faster than p)\n", prefix, prefix);
   else
-    printf ("%spass@1 and fast_p@1 are the DICE paper's Exec and fast_p: the "
+    printf ("%spass@1 and fast_p@1 (Exec and fast_p in the DICE paper): the "
             "mean over the N\n%sproblems of a level of the share of their "
             "samples that are correct (and faster\n%sthan p); best_of_n and "
             "fast_p_best_of_n: the share of the problems with such a\n"
