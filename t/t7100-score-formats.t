@@ -173,16 +173,19 @@ test_expect_success JQ_OK '--per-problem --json: one object per problem' '
 
 # The SVG's curves (robust view) in plot units, p on a log scale from 0.1
 # to 10: x(p) = 52 + (log10(p) + 1) * 188, y(share) = 254 - share * 224.
-# Best speedups: L1 A 1.5, B none: half the problems above p up to 1.5,
-# x(1.5) = 273.11, then none.  L2 C 2.5, D none: x(2.5) = 314.81.  All:
-# 2/4 up to 1.5, 1/4 up to 2.5 (y 198).
-test_expect_success '--svg: fast_p against p, drawn exactly' '
+# fast_p@1 falls by 1/(n N) at each correct sample's speedup.  Robust:
+# L1 A's a0 at 1.5 is 1 of A's 2 samples, A 1 of 2 problems: 1/4 (y 198)
+# up to x(1.5) = 273.11, then none.  L2 C's c0 at 2.5: 1/4 up to
+# x(2.5) = 314.81.  All: a0 and c0 are 1/8 each: 1/4 up to 1.5, 1/8
+# (y 226) up to 2.5.
+test_expect_success '--svg: fast_p@1 against p, drawn exactly' '
 	dice-score --svg plot.svg fixture.jsonl >out 2>/dev/null &&
 	dice-score fixture.jsonl >expect 2>/dev/null &&
 	test_cmp expect out &&
-	grep -F "d=\"M52.00,142.00 H273.11 V254.00 H428.00\"" plot.svg &&
-	grep -F "d=\"M52.00,142.00 H314.81 V254.00 H428.00\"" plot.svg &&
-	grep -F "d=\"M52.00,142.00 H273.11 V198.00 H314.81 V254.00 H428.00\"" plot.svg &&
+	grep -F "d=\"M52.00,198.00 H273.11 V254.00 H428.00\"" plot.svg &&
+	grep -F "d=\"M52.00,198.00 H314.81 V254.00 H428.00\"" plot.svg &&
+	grep -F "d=\"M52.00,198.00 H273.11 V226.00 H314.81 V254.00 H428.00\"" plot.svg &&
+	grep -F ">fast_p@1: samples faster than p</text>" plot.svg &&
 	grep -F ">Level 1, robust view<" plot.svg && grep -F ">Level 2, robust view<" plot.svg &&
 	grep -F ">All levels, robust view<" plot.svg &&
 	grep "<svg .*width=\"1320\" height=\"300\"" plot.svg &&
@@ -190,18 +193,20 @@ test_expect_success '--svg: fast_p against p, drawn exactly' '
 '
 
 # --svg-max 2: x(p) = 52 + (log10(p) + 1) / log10(20) * 376, so
-# x(1.5) = 391.89; C (2.5) is off the plot: L2 stays at a half all the way.
+# x(1.5) = 391.89; C (2.5) is off the plot: L2 stays at a quarter all the
+# way.
 test_expect_success '--svg-max changes the range' '
 	dice-score --svg plot2.svg --svg-max 2 fixture.jsonl >/dev/null 2>&1 &&
-	grep -F "d=\"M52.00,142.00 H391.89 V254.00 H428.00\"" plot2.svg &&
-	grep -F "d=\"M52.00,142.00 H428.00\"" plot2.svg &&
+	grep -F "d=\"M52.00,198.00 H391.89 V254.00 H428.00\"" plot2.svg &&
+	grep -F "d=\"M52.00,198.00 H428.00\"" plot2.svg &&
 	grep -F "(robust view)" plot2.svg
 '
 
-# --view plain: A's best is the deceptive 3, x(3) = 52 + 1.4771 * 188.
+# --view plain: A's a0 (1.5) and the deceptive a1 (3) are a quarter each:
+# a half up to 1.5, a quarter up to x(3) = 52 + 1.4771 * 188.
 test_expect_success '--svg --view plain draws the plain view' '
 	dice-score --svg plot3.svg --view plain fixture.jsonl >/dev/null 2>&1 &&
-	grep -F "d=\"M52.00,142.00 H329.70 V254.00 H428.00\"" plot3.svg &&
+	grep -F "d=\"M52.00,142.00 H273.11 V198.00 H329.70 V254.00 H428.00\"" plot3.svg &&
 	grep -F "(plain view)" plot3.svg
 '
 
