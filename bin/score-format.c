@@ -280,7 +280,7 @@ summary_grid (const struct settings *o, const struct summary *s, size_t n)
   struct metric m[MAX_METRICS];
   size_t nm = view_metrics (o, &s[0].view[0], m);
   static const char *const lead[] = {
-    "level", "view", "problems", "no_record", "samples", "compile_rate",
+    "level", "view", "problems", "samples", "no_record", "compile_rate",
     "deception_rate"
   };
   static const char *const tail[] = {
@@ -310,8 +310,8 @@ summary_grid (const struct settings *o, const struct summary *s, size_t n)
         grid_add (&g, cell_level (s[i].level));
         grid_add (&g, xstrdup (view_names[v]));
         grid_add (&g, cell_count (s[i].problems));
-        grid_add (&g, cell_count (s[i].missing));
         grid_add (&g, cell_count (s[i].samples));
+        grid_add (&g, cell_count (s[i].missing));
         grid_add (&g, cell_rate (o, s[i].compile_rate));
         grid_add (&g, cell_rate (o, s[i].deception_rate));
         nm = view_metrics (o, vs, m);
@@ -394,8 +394,8 @@ write_summary_json (const struct settings *o, const struct summary *s,
       set_new (l, "level", s[i].level < 0 ? json_string ("all")
                : json_integer (s[i].level));
       set_new (l, "problems", json_integer (s[i].problems));
-      set_new (l, "no_record", json_integer (s[i].missing));
       set_new (l, "samples", json_integer (s[i].samples));
+      set_new (l, "no_record", json_integer (s[i].missing));
       set_new (l, "compiled", json_integer (s[i].compiled));
       set_new (l, "compile_rate", json_number_or_null (s[i].compile_rate));
       set_new (l, "checked", json_integer (s[i].checked));

@@ -57,8 +57,8 @@ test_expect_success 'setup: the fixture' '
 	level                  1       1       2      2     all    all
 	view              robust   plain  robust  plain  robust  plain
 	problems               2       2       2      2       4      4
-	no_record              0       0       0      0       0      0
 	samples                4       4       3      3       7      7
+	no_record              0       0       0      0       0      0
 	compile_rate       75.0%   75.0%   33.3%  33.3%   57.1%  57.1%
 	deception_rate     33.3%   33.3%    0.0%   0.0%   25.0%  25.0%
 	pass@1             50.0%   75.0%   25.0%  25.0%   37.5%  50.0%

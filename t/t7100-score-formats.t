@@ -21,13 +21,13 @@ test_expect_success 'setup: the fixture of t7000' '
 test_expect_success '--csv: a row per level and view' '
 	dice-score --csv -k 1,2 fixture.jsonl >out 2>/dev/null &&
 	cat >expect <<-\EOF &&
-	level,view,problems,no_record,samples,compile_rate,deception_rate,pass@1,fast_1@1,fast_2@1,pass@2,fast_1@2,fast_2@2,best_of_n,fast_1_best_of_n,fast_2_best_of_n,geomean_speedup,timed,bad_speedups
-	1,robust,2,0,4,0.75,0.3333333333,0.5,0.25,0,1,0.5,0,1,0.5,0,1.5,1,1
-	1,plain,2,0,4,0.75,0.3333333333,0.75,0.5,0.25,1,0.5,0.5,1,0.5,0.5,2.121320344,2,1
-	2,robust,2,0,3,0.3333333333,0,0.25,0.25,0.25,,,,0.5,0.5,0.5,2.5,1,0
-	2,plain,2,0,3,0.3333333333,0,0.25,0.25,0.25,,,,0.5,0.5,0.5,2.5,1,0
-	all,robust,4,0,7,0.5714285714,0.25,0.375,0.25,0.125,,,,0.75,0.5,0.25,1.936491673,2,1
-	all,plain,4,0,7,0.5714285714,0.25,0.5,0.375,0.25,,,,0.75,0.5,0.5,2.240702373,3,1
+	level,view,problems,samples,no_record,compile_rate,deception_rate,pass@1,fast_1@1,fast_2@1,pass@2,fast_1@2,fast_2@2,best_of_n,fast_1_best_of_n,fast_2_best_of_n,geomean_speedup,timed,bad_speedups
+	1,robust,2,4,0,0.75,0.3333333333,0.5,0.25,0,1,0.5,0,1,0.5,0,1.5,1,1
+	1,plain,2,4,0,0.75,0.3333333333,0.75,0.5,0.25,1,0.5,0.5,1,0.5,0.5,2.121320344,2,1
+	2,robust,2,3,0,0.3333333333,0,0.25,0.25,0.25,,,,0.5,0.5,0.5,2.5,1,0
+	2,plain,2,3,0,0.3333333333,0,0.25,0.25,0.25,,,,0.5,0.5,0.5,2.5,1,0
+	all,robust,4,7,0,0.5714285714,0.25,0.375,0.25,0.125,,,,0.75,0.5,0.25,1.936491673,2,1
+	all,plain,4,7,0,0.5714285714,0.25,0.5,0.375,0.25,,,,0.75,0.5,0.5,2.240702373,3,1
 	EOF
 	test_cmp expect out
 '
@@ -36,8 +36,8 @@ test_expect_success '--csv --label: a first column, quoted when it must be' '
 	dice-score --csv --label "run \"a\", b" --view plain fixture.jsonl >out 2>/dev/null &&
 	head -n 2 out >actual &&
 	cat >expect <<-\EOF &&
-	label,level,view,problems,no_record,samples,compile_rate,deception_rate,pass@1,fast_1@1,fast_2@1,best_of_n,fast_1_best_of_n,fast_2_best_of_n,geomean_speedup,timed,bad_speedups
-	"run ""a"", b",1,plain,2,0,4,0.75,0.3333333333,0.75,0.5,0.25,1,0.5,0.5,2.121320344,2,1
+	label,level,view,problems,samples,no_record,compile_rate,deception_rate,pass@1,fast_1@1,fast_2@1,best_of_n,fast_1_best_of_n,fast_2_best_of_n,geomean_speedup,timed,bad_speedups
+	"run ""a"", b",1,plain,2,4,0,0.75,0.3333333333,0.75,0.5,0.25,1,0.5,0.5,2.121320344,2,1
 	EOF
 	test_cmp expect actual
 '
@@ -45,11 +45,11 @@ test_expect_success '--csv --label: a first column, quoted when it must be' '
 test_expect_success '--markdown: a table, numbers right-aligned' '
 	dice-score --markdown --label "a|b" --view robust fixture.jsonl >out 2>/dev/null &&
 	cat >expect <<-\EOF &&
-	| label | level | view | problems | no_record | samples | compile_rate | deception_rate | pass@1 | fast_1@1 | fast_2@1 | best_of_n | fast_1_best_of_n | fast_2_best_of_n | geomean_speedup | timed | bad_speedups |
+	| label | level | view | problems | samples | no_record | compile_rate | deception_rate | pass@1 | fast_1@1 | fast_2@1 | best_of_n | fast_1_best_of_n | fast_2_best_of_n | geomean_speedup | timed | bad_speedups |
 	|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-	| a\|b | 1 | robust | 2 | 0 | 4 | 75.0% | 33.3% | 50.0% | 25.0% | 0.0% | 100.0% | 50.0% | 0.0% | 1.500 | 1 | 1 |
-	| a\|b | 2 | robust | 2 | 0 | 3 | 33.3% | 0.0% | 25.0% | 25.0% | 25.0% | 50.0% | 50.0% | 50.0% | 2.500 | 1 | 0 |
-	| a\|b | all | robust | 4 | 0 | 7 | 57.1% | 25.0% | 37.5% | 25.0% | 12.5% | 75.0% | 50.0% | 25.0% | 1.936 | 2 | 1 |
+	| a\|b | 1 | robust | 2 | 4 | 0 | 75.0% | 33.3% | 50.0% | 25.0% | 0.0% | 100.0% | 50.0% | 0.0% | 1.500 | 1 | 1 |
+	| a\|b | 2 | robust | 2 | 3 | 0 | 33.3% | 0.0% | 25.0% | 25.0% | 25.0% | 50.0% | 50.0% | 50.0% | 2.500 | 1 | 0 |
+	| a\|b | all | robust | 4 | 7 | 0 | 57.1% | 25.0% | 37.5% | 25.0% | 12.5% | 75.0% | 50.0% | 25.0% | 1.936 | 2 | 1 |
 	EOF
 	test_cmp expect out
 '

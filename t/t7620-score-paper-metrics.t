@@ -54,8 +54,8 @@ test_expect_success '--tasks: N from the problem set, a task without a record fa
 	level                  1      1     all    all
 	view              robust  plain  robust  plain
 	problems               3      3       3      3
-	no_record              1      1       1      1
 	samples                6      6       6      6
+	no_record              1      1       1      1
 	compile_rate       83.3%  83.3%   83.3%  83.3%
 	deception_rate     25.0%  25.0%   25.0%  25.0%
 	pass@1             33.3%  41.7%   33.3%  41.7%
