@@ -105,23 +105,64 @@ cell_level (long level)
 
 /* Column names for the metrics that depend on -k and -p.  */
 static char *
-pass_name (const struct settings *o, size_t k)
+pass_name (unsigned long k)
 {
-  return xasprintf ("pass@%lu", o->ks[k]);
+  return xasprintf ("pass@%lu", k);
 }
 
 static char *
-fast_name (const struct settings *o, size_t j)
+fast_at_name (const struct settings *o, size_t j, unsigned long k)
 {
-  return xasprintf ("fast_%g", o->ps[j]);
+  return xasprintf ("fast_%g@%lu", o->ps[j], k);
 }
 
 static char *
-fast_at_name (const struct settings *o, size_t j, size_t k)
+fast_best_name (const struct settings *o, size_t j)
 {
-  return xasprintf ("fast_%g@%lu", o->ps[j], o->ks[k]);
+  return xasprintf ("fast_%g_best_of_n", o->ps[j]);
 }
 
+/* The metrics of a view in the order every format gives them: first the
+   paper's Exec and fast_p (pass@1 and fast_p@1), then pass@k and fast_p@k
+   for the other k of -k, then best of n.  A name and a value each.  */
+struct metric
+{
+  char *name;
+  double value;
+};
+
+#define MAX_METRICS (2 + (MAX_LIST + 1) * (MAX_LIST + 1) + MAX_LIST)
+
+static size_t
+view_metrics (const struct settings *o, const struct view_summary *vs,
+              struct metric *m)
+{
+  size_t n = 0;
+
+  m[n++] = (struct metric) { pass_name (1), vs->pass1 };
+  for (size_t j = 0; j < o->nps; j++)
+    m[n++] = (struct metric) { fast_at_name (o, j, 1), vs->fast1[j] };
+  for (size_t k = 0; k < o->nks; k++)
+    {
+      if (o->ks[k] == 1)
+        continue;
+      m[n++] = (struct metric) { pass_name (o->ks[k]), vs->pass[k] };
+      for (size_t j = 0; j < o->nps; j++)
+        m[n++] = (struct metric) { fast_at_name (o, j, o->ks[k]),
+                                   vs->fast_at[j][k] };
+    }
+  m[n++] = (struct metric) { xstrdup ("best_of_n"), vs->best_of_n };
+  for (size_t j = 0; j < o->nps; j++)
+    m[n++] = (struct metric) { fast_best_name (o, j), vs->fast_best_of_n[j] };
+  return n;
+}
+
+static void
+free_metrics (struct metric *m, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (m[i].name);
+}
 
 static void
 draw_text (const struct grid *g)
@@ -236,9 +277,11 @@ static struct grid
 summary_grid (const struct settings *o, const struct summary *s, size_t n)
 {
   struct grid g = { 0 };
+  struct metric m[MAX_METRICS];
+  size_t nm = view_metrics (o, &s[0].view[0], m);
   static const char *const lead[] = {
-    "level", "view", "problems", "samples", "compile_rate", "deception_rate",
-    "exec"
+    "level", "view", "problems", "samples", "no_record", "compile_rate",
+    "deception_rate"
   };
   static const char *const tail[] = {
     "geomean_speedup", "timed", "bad_speedups"
@@ -248,13 +291,9 @@ summary_grid (const struct settings *o, const struct summary *s, size_t n)
     grid_add (&g, xstrdup ("label"));
   for (size_t i = 0; i < DICE_ARRAY_SIZE (lead); i++)
     grid_add (&g, xstrdup (lead[i]));
-  for (size_t k = 0; k < o->nks; k++)
-    grid_add (&g, pass_name (o, k));
-  for (size_t j = 0; j < o->nps; j++)
-    grid_add (&g, fast_name (o, j));
-  for (size_t j = 0; j < o->nps; j++)
-    for (size_t k = 0; k < o->nks; k++)
-      grid_add (&g, fast_at_name (o, j, k));
+  for (size_t i = 0; i < nm; i++)
+    grid_add (&g, xstrdup (m[i].name));
+  free_metrics (m, nm);
   for (size_t i = 0; i < DICE_ARRAY_SIZE (tail); i++)
     grid_add (&g, xstrdup (tail[i]));
   g.cols = g.ncells;
@@ -272,16 +311,13 @@ summary_grid (const struct settings *o, const struct summary *s, size_t n)
         grid_add (&g, xstrdup (view_names[v]));
         grid_add (&g, cell_count (s[i].problems));
         grid_add (&g, cell_count (s[i].samples));
+        grid_add (&g, cell_count (s[i].missing));
         grid_add (&g, cell_rate (o, s[i].compile_rate));
         grid_add (&g, cell_rate (o, s[i].deception_rate));
-        grid_add (&g, cell_rate (o, vs->exec));
-        for (size_t k = 0; k < o->nks; k++)
-          grid_add (&g, cell_rate (o, vs->pass[k]));
-        for (size_t j = 0; j < o->nps; j++)
-          grid_add (&g, cell_rate (o, vs->fast[j]));
-        for (size_t j = 0; j < o->nps; j++)
-          for (size_t k = 0; k < o->nks; k++)
-            grid_add (&g, cell_rate (o, vs->fast_at[j][k]));
+        nm = view_metrics (o, vs, m);
+        for (size_t j = 0; j < nm; j++)
+          grid_add (&g, cell_rate (o, m[j].value));
+        free_metrics (m, nm);
         grid_add (&g, cell_speedup (o, vs->geomean));
         grid_add (&g, cell_count (vs->timed));
         grid_add (&g, cell_count (s[i].bad_speedups));
@@ -306,29 +342,18 @@ set_new (json_t *obj, const char *key, json_t *value)
     }
 }
 
-static void
-set_new_owned_key (json_t *obj, char *key, json_t *value)
-{
-  set_new (obj, key, value);
-  free (key);
-}
-
 static json_t *
 view_json (const struct settings *o, const struct view_summary *vs)
 {
   json_t *j = json_object ();
+  struct metric m[MAX_METRICS];
+  size_t nm = view_metrics (o, vs, m);
 
   set_new (j, "correct", json_integer (vs->correct));
-  set_new (j, "exec", json_number_or_null (vs->exec));
-  for (size_t k = 0; k < o->nks; k++)
-    set_new_owned_key (j, pass_name (o, k), json_number_or_null (vs->pass[k]));
-  for (size_t j2 = 0; j2 < o->nps; j2++)
-    set_new_owned_key (j, fast_name (o, j2),
-                       json_number_or_null (vs->fast[j2]));
-  for (size_t j2 = 0; j2 < o->nps; j2++)
-    for (size_t k = 0; k < o->nks; k++)
-      set_new_owned_key (j, fast_at_name (o, j2, k),
-                         json_number_or_null (vs->fast_at[j2][k]));
+  set_new (j, "solved", json_integer (vs->solved));
+  for (size_t i = 0; i < nm; i++)
+    set_new (j, m[i].name, json_number_or_null (m[i].value));
+  free_metrics (m, nm);
   set_new (j, "geomean_speedup", json_number_or_null (vs->geomean));
   set_new (j, "timed", json_integer (vs->timed));
   set_new (j, "untimed", json_integer (vs->untimed));
@@ -358,6 +383,10 @@ write_summary_json (const struct settings *o, const struct summary *s,
     json_array_append_new (ps, json_real (o->ps[j]));
   set_new (top, "pass_at", ks);
   set_new (top, "fast_p", ps);
+  set_new (top, "problems_from", json_string (o->tasks_path ? "tasks"
+                                                : "records"));
+  if (o->tasks_path)
+    set_new (top, "tasks", json_string (o->tasks_path));
   for (size_t i = 0; i < n; i++)
     {
       json_t *l = json_object ();
@@ -366,6 +395,7 @@ write_summary_json (const struct settings *o, const struct summary *s,
                : json_integer (s[i].level));
       set_new (l, "problems", json_integer (s[i].problems));
       set_new (l, "samples", json_integer (s[i].samples));
+      set_new (l, "no_record", json_integer (s[i].missing));
       set_new (l, "compiled", json_integer (s[i].compiled));
       set_new (l, "compile_rate", json_number_or_null (s[i].compile_rate));
       set_new (l, "checked", json_integer (s[i].checked));
@@ -382,6 +412,37 @@ write_summary_json (const struct settings *o, const struct summary *s,
   set_new (top, "levels", levels);
   write_json_line (top);
   json_decref (top);
+}
+
+/* What the summary's headline figures are and where N came from, for
+   people: lines that start with PREFIX ("% " in LaTeX, which names the
+   figures as the paper does).  */
+static void
+write_notes (const struct settings *o, const struct summary *s, size_t n,
+             const char *prefix)
+{
+  if (o->format == FORMAT_LATEX)
+    printf ("%sExec and fast_p are pass@1 and fast_p@1: the mean over the N "
+            "problems of a\n%slevel of the share of their samples that are "
+            "correct (and faster than p)\n", prefix, prefix);
+  else
+    printf ("%spass@1 and fast_p@1 (Exec and fast_p in the DICE paper): the "
+            "mean over the N\n%sproblems of a level of the share of their "
+            "samples that are correct (and faster\n%sthan p); best_of_n and "
+            "fast_p_best_of_n: the share of the problems with such a\n"
+            "%ssample\n", prefix, prefix, prefix, prefix);
+  if (o->tasks_path)
+    {
+      printf ("%sN: the tasks of '", prefix);
+      /* A line break in the name would end a LaTeX comment.  */
+      for (const char *c = o->tasks_path; *c; c++)
+        putchar (*c == '\n' || *c == '\r' ? '?' : *c);
+      printf ("' (%lu in all, %lu with no record, counted as failures)\n",
+              s[n - 1].problems, s[n - 1].missing);
+    }
+  else
+    printf ("%sN: the problems that have records (--tasks gives the "
+            "problem set)\n", prefix);
 }
 
 /* LaTeX: the layout of the DICE paper's tables, a row per model with
@@ -429,8 +490,9 @@ write_latex (const struct settings *o, const struct summary *s, size_t n)
 
   if (!o->rows_only)
     {
-      fputs ("% dice-score --latex; needs \\usepackage{booktabs}\n"
-             "\\begin{tabular}{l", stdout);
+      fputs ("% dice-score --latex; needs \\usepackage{booktabs}\n", stdout);
+      write_notes (o, s, n, "% ");
+      fputs ("\\begin{tabular}{l", stdout);
       for (size_t c = 0; c < nlevels * per_level; c++)
         putchar ('c');
       fputs ("}\n\\toprule\n", stdout);
@@ -458,9 +520,9 @@ write_latex (const struct settings *o, const struct summary *s, size_t n)
         fputs (" (plain)", stdout);
       for (size_t i = 0; i < nlevels; i++)
         {
-          latex_rate (s[i].view[v].exec);
+          latex_rate (s[i].view[v].pass1);
           for (size_t j = 0; j < o->nps; j++)
-            latex_rate (s[i].view[v].fast[j]);
+            latex_rate (s[i].view[v].fast1[j]);
         }
       fputs (" \\\\\n", stdout);
     }
@@ -502,7 +564,6 @@ write_provenance_text (const struct summary *s, size_t n)
     "device", "uuid", "torch", "CUDA", "tolerance", "precision", "baseline"
   };
 
-  putchar ('\n');
   for (size_t i = 0; i < n; i++)
     {
       const struct provenance *p = provenance_of (s[i].level);
@@ -554,6 +615,8 @@ write_summary_table (const struct settings *o, const struct summary *s,
 
       draw (o, &t);
       grid_free (&t);
+      putchar ('\n');
+      write_notes (o, s, n, "");
       write_provenance_text (s, n);
     }
   else

@@ -35,6 +35,7 @@ enum
   OPT_SVG,
   OPT_SVG_MAX,
   OPT_HTML,
+  OPT_TASKS,
   OPT_REWARDS,
   OPT_COMPILE_WEIGHT,
   OPT_CORRECT_WEIGHT,
@@ -57,6 +58,7 @@ static const struct option long_options[] = {
   {"svg", required_argument, NULL, OPT_SVG},
   {"svg-max", required_argument, NULL, OPT_SVG_MAX},
   {"html", required_argument, NULL, OPT_HTML},
+  {"tasks", required_argument, NULL, OPT_TASKS},
   {"rewards", optional_argument, NULL, OPT_REWARDS},
   {"compile-weight", required_argument, NULL, OPT_COMPILE_WEIGHT},
   {"correct-weight", required_argument, NULL, OPT_CORRECT_WEIGHT},
@@ -76,16 +78,23 @@ Usage: %s [OPTION]... [FILE]...\n\
   or:  %s --rewards[=KIND] [OPTION]... [FILE]...\n\
 Summarise dice records (JSON lines) read from FILEs, standard input by\n\
 default: per level and over all, the problems and samples, compile and\n\
-deception rates, Exec (problems with a correct sample), pass@k, fast_p\n\
-(problems with a correct sample more than p times faster than the\n\
-reference), fast_p@k and the geometric-mean speedup of correct samples,\n\
-in the robust view (deceptive samples are not correct) and the plain view.\n\
+deception rates, pass@1 and fast_p@1 (the DICE paper's Exec and fast_p:\n\
+the mean over the problems of the share of their samples that are correct,\n\
+or correct and more than p times faster than the reference), pass@k and\n\
+fast_p@k, best of n (problems with such a sample) and the geometric-mean\n\
+speedup of correct samples, in the robust view (deceptive samples are not\n\
+correct) and the plain view.\n\
 With --rewards, write the records back with a reward added instead.\n\
 \n\
 Metrics:\n\
   -k, --pass-at=LIST     pass@k and fast_p@k for each k in LIST (default 1)\n\
+                           besides pass@1 and fast_p@1, always there\n\
   -p, --fast=LIST        fast_p for each p in LIST (default 1,2)\n\
       --view=VIEW        robust, plain or both (default both)\n\
+      --tasks=FILE       the problem set, N of each level: JSON lines with\n\
+                           an id each (dice-prompt's output); a task with\n\
+                           no record counts as failed (default: the\n\
+                           problems that have records)\n\
 \n\
 Output (aligned text by default):\n\
       --json             one JSON object\n\
@@ -303,6 +312,9 @@ main (int argc, char **argv)
         case OPT_HTML:          /* --html */
           o->html_path = optarg;
           break;
+        case OPT_TASKS:         /* --tasks */
+          o->tasks_path = optarg;
+          break;
         case OPT_REWARDS:       /* --rewards */
           if (optarg == NULL || strcmp (optarg, "bic") == 0)
             o->rewards = REWARD_BIC;
@@ -343,7 +355,7 @@ main (int argc, char **argv)
               return DICE_EXIT_TROUBLE;
             }
         }
-      if ((c >= OPT_JSON && c <= OPT_HTML) || c == 'k' || c == 'p')
+      if ((c >= OPT_JSON && c <= OPT_TASKS) || c == 'k' || c == 'p')
         score_options = true;
     }
   if (o->rewards != REWARD_NONE && score_options)
@@ -360,6 +372,13 @@ main (int argc, char **argv)
       && !strcmp (o->html_path, "-"))
     dice_die_usage ("--svg - and --html - cannot both have standard output");
 
+  if (o->tasks_path && strcmp (o->tasks_path, "-") == 0)
+    for (int i = optind; i < argc || i == optind; i++)
+      if (i == argc || strcmp (argv[i], "-") == 0)
+        dice_die_usage ("--tasks - and the records cannot both be read "
+                        "from standard input");
+  if (o->tasks_path)
+    read_tasks (o->tasks_path);
   for (int i = optind; i < argc || i == optind; i++)
     {
       const char *path = i < argc ? argv[i] : "-";
@@ -388,7 +407,10 @@ main (int argc, char **argv)
   if (o->rewards != REWARD_NONE)
     write_rewards (o);
   else
-    write_summaries (o);
+    {
+      close_problem_set ();
+      write_summaries (o);
+    }
   free_problems ();
   free_runs ();
   free_html ();

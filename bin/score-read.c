@@ -527,7 +527,8 @@ seen_before (struct problem *p, long long index)
   return false;
 }
 
-static void
+/* Score F under its problem, which it returns.  */
+static struct problem *
 add_sample (const struct facts *f)
 {
   struct problem *p = problem_for (f);
@@ -537,7 +538,7 @@ add_sample (const struct facts *f)
   if (seen_before (p, f->index))
     {
       repeated_samples++;
-      return;
+      return p;
     }
   p->samples++;
   p->compiled += f->compiled;
@@ -565,6 +566,27 @@ add_sample (const struct facts *f)
       p->speeds[p->nspeeds].robust = !f->deceptive;
       p->nspeeds++;
     }
+  return p;
+}
+
+/* The fields of LINE into FIELDS, and the facts they say into F: picked
+   out of the text, else parsed by Jansson into *REC (NULL when not; the
+   caller releases it).  False, with ERR saying why, for a malformed line.  */
+static bool
+read_line_facts (char *line, size_t len, struct field *fields,
+                 struct facts *f, json_t **rec, bool *picked, bool *compact,
+                 char *err, size_t errlen)
+{
+  *rec = NULL;
+  *compact = false;
+  *picked = fields_from_line (line, len, fields, compact);
+  if (!*picked)
+    {
+      if (dice_jsonl_parse (line, len, rec, err, errlen) != 1)
+        return false;
+      fields_from_record (*rec, fields);
+    }
+  return read_facts (fields, f, err, errlen);
 }
 
 void
@@ -583,7 +605,7 @@ read_input (const struct settings *o, const char *path)
       json_t *rec = NULL;
       char err[256];
       size_t offset = 0;
-      bool picked, compact = false;
+      bool picked, compact;
 
       if (got == -2)
         {
@@ -593,17 +615,8 @@ read_input (const struct settings *o, const char *path)
       /* Picking writes into the line: keep it first.  */
       if (o->rewards != REWARD_NONE)
         offset = keep_text (line, len);
-      picked = fields_from_line (line, len, fields, &compact);
-      if (!picked)
-        {
-          if (dice_jsonl_parse (line, len, &rec, err, sizeof err) == 1)
-            fields_from_record (rec, fields);
-          else
-            got = -1;
-        }
-      if (got == 1 && !read_facts (fields, &f, err, sizeof err))
-        got = -1;
-      if (got == -1)
+      if (!read_line_facts (line, len, fields, &f, &rec, &picked, &compact,
+                            err, sizeof err))
         {
           json_decref (rec);
           if (o->rewards != REWARD_NONE)
@@ -618,14 +631,118 @@ read_input (const struct settings *o, const char *path)
       if (o->rewards != REWARD_NONE)
         keep_record (o, offset, len, picked && compact
                      && fields[F_REWARD].type == DICE_PICK_MISSING, &f);
-      else
-        {
-          add_sample (&f);
-          note_provenance (fields, f.level);
-        }
+      else if (add_sample (&f)->listed || !problem_set_given)
+        note_provenance (fields, f.level);
       json_decref (rec);
     }
   dice_jsonl_close (&in);
+}
+
+/* The problem set.  The paper's metrics are shares of all the tasks of a
+   level, and a task that left no record (its samples lost to a crashed
+   job, say) has failed: counting only the tasks present would score the
+   run on the tasks it managed.  */
+
+bool problem_set_given;
+
+/* Read the tasks of PATH, JSON lines with an id each (what dice-prompt
+   writes, or any records of the tasks), before any record: each becomes
+   a problem with no samples until its records come.  A bad line is fatal,
+   since a problem set read in part would give every share the wrong
+   denominator.  */
+void
+read_tasks (const char *path)
+{
+  struct dice_jsonl_reader in;
+  char *line;
+  size_t len;
+  int got;
+
+  dice_input_open (&in, path);
+  while ((got = dice_jsonl_read_line (&in, &line, &len)) != 0)
+    {
+      struct field fields[NFIELDS];
+      struct facts f;
+      json_t *rec = NULL;
+      char err[256];
+      bool picked, compact;
+
+      if (got == -2)
+        {
+          dice_error_errno (errno, "read error on '%s'", path);
+          exit (DICE_EXIT_TROUBLE);
+        }
+      if (!read_line_facts (line, len, fields, &f, &rec, &picked, &compact,
+                            err, sizeof err))
+        {
+          dice_error_at (in.name, in.line, "%s", err);
+          exit (DICE_EXIT_TROUBLE);
+        }
+      problem_for (&f)->listed = true;
+      json_decref (rec);
+    }
+  dice_jsonl_close (&in);
+  if (nproblems == 0)
+    {
+      dice_error ("no tasks in '%s'", path);
+      exit (DICE_EXIT_TROUBLE);
+    }
+  problem_set_given = true;
+}
+
+/* NAMES with ID added to its list of the first few; a new string.  */
+static char *
+name_a_few (char *names, size_t already, const char *id)
+{
+  char *longer;
+
+  if (already > 3)
+    return names;
+  longer = already == 3 ? xasprintf ("%s, ...", names)
+    : xasprintf ("%s%s%s", names, already ? ", " : "", id);
+  free (names);
+  return longer;
+}
+
+/* After reading, with --tasks: leave out the problems it does not name
+   (they are not of the set the shares are of) and say which tasks have
+   no record (they count as failures), a few by name.  */
+void
+close_problem_set (void)
+{
+  unsigned long samples = 0;
+  size_t kept = 0, strangers = 0, missing = 0;
+  char *stranger_names = xstrdup (""), *missing_names = xstrdup ("");
+
+  for (size_t i = 0; problem_set_given && i < nproblems; i++)
+    {
+      struct problem *p = problems[i];
+
+      if (p->listed)
+        {
+          if (p->samples == 0)
+            missing_names = name_a_few (missing_names, missing++, p->id);
+          problems[kept++] = p;
+          continue;
+        }
+      stranger_names = name_a_few (stranger_names, strangers++, p->id);
+      samples += p->samples;
+      free (p->speeds);
+      free (p->seen);
+      free (p);
+    }
+  if (problem_set_given)
+    nproblems = kept;
+  if (missing)
+    dice_error ("%zu of %zu tasks %s no record (%s): counted as failures",
+                missing, kept, missing == 1 ? "has" : "have", missing_names);
+  if (strangers)
+    dice_error ("%lu sample%s of %zu problem%s not among the tasks (%s) "
+                "%s not scored", samples, samples == 1 ? "" : "s", strangers,
+                strangers == 1 ? "" : "s", stranger_names,
+                samples == 1 ? "was" : "were");
+  free (stranger_names);
+  free (missing_names);
 }
 
 void

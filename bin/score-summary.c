@@ -49,16 +49,86 @@ ratio (unsigned long num, unsigned long den)
   return den ? (double) num / (double) den : NAN;
 }
 
+/* The sums over the problems of a level that its shares are made of.  */
+struct view_sums
+{
+  double pass1, fast1[MAX_LIST];
+  double pass[MAX_LIST], fast_at[MAX_LIST][MAX_LIST];
+  unsigned long fast_any[MAX_LIST];
+  struct dice_geomean geo;
+};
+
+/* Add problem P (with samples) to view V's sums S and summary VS.  */
+static void
+add_problem (const struct settings *o, const struct problem *p, enum view v,
+             struct view_sums *s, struct view_summary *vs)
+{
+  unsigned long c = correct_in_view (p, v);
+
+  vs->correct += c;
+  vs->untimed += v == VIEW_PLAIN ? p->untimed
+    : p->untimed - p->untimed_deceptive;
+  vs->solved += c > 0;
+  s->pass1 += (double) c / (double) p->samples;
+  for (size_t k = 0; k < o->nks; k++)
+    if (o->ks[k] <= p->samples)
+      s->pass[k] += dice_pass_at_k (p->samples, c, o->ks[k]);
+  for (size_t j = 0; j < o->nps; j++)
+    {
+      unsigned long f = fast_samples (p, v, o->ps[j]);
+
+      s->fast1[j] += (double) f / (double) p->samples;
+      s->fast_any[j] += f > 0;
+      for (size_t k = 0; k < o->nks; k++)
+        if (o->ks[k] <= p->samples)
+          s->fast_at[j][k] += dice_pass_at_k (p->samples, f, o->ks[k]);
+    }
+  for (size_t i = 0; i < p->nspeeds; i++)
+    if (speed_in_view (&p->speeds[i], v))
+      vs->timed += dice_geomean_add (&s->geo, p->speeds[i].value);
+}
+
+/* View V's shares in VS, from its sums S over the N problems of a level
+   (N > 0; those without a record among them add nothing: they fail).  */
+static void
+view_shares (const struct settings *o, const struct view_sums *s,
+             unsigned long n, const bool *k_too_big,
+             struct view_summary *vs)
+{
+  vs->pass1 = s->pass1 / (double) n;
+  vs->best_of_n = ratio (vs->solved, n);
+  for (size_t k = 0; k < o->nks; k++)
+    vs->pass[k] = k_too_big[k] ? NAN : s->pass[k] / (double) n;
+  for (size_t j = 0; j < o->nps; j++)
+    {
+      vs->fast1[j] = s->fast1[j] / (double) n;
+      vs->fast_best_of_n[j] = ratio (s->fast_any[j], n);
+      for (size_t k = 0; k < o->nks; k++)
+        vs->fast_at[j][k] = k_too_big[k] ? NAN : s->fast_at[j][k] / (double) n;
+    }
+  vs->geomean = dice_geomean_value (&s->geo);
+  /* Untimed candidates would only make the speed figures lower than they
+     are: not available, rather than wrong.  */
+  if (vs->untimed)
+    {
+      for (size_t j = 0; j < o->nps; j++)
+        {
+          vs->fast1[j] = vs->fast_best_of_n[j] = NAN;
+          for (size_t k = 0; k < o->nks; k++)
+            vs->fast_at[j][k] = NAN;
+        }
+      vs->geomean = NAN;
+    }
+}
+
 /* Summarise the problems of LEVEL (-1: all).  */
 static void
 summarise (const struct settings *o, long level, struct summary *s)
 {
-  double pass_sum[NVIEWS][MAX_LIST] = { {0} };
-  double fast_at_sum[NVIEWS][MAX_LIST][MAX_LIST] = { { {0} } };
-  unsigned long fast_count[NVIEWS][MAX_LIST] = { {0} };
-  struct dice_geomean geo[NVIEWS] = { {0, 0} };
+  struct view_sums sums[NVIEWS];
   bool k_too_big[MAX_LIST] = { 0 };
 
+  memset (sums, 0, sizeof sums);
   memset (s, 0, sizeof *s);
   s->level = level;
   for (size_t i = 0; i < nproblems; i++)
@@ -68,6 +138,12 @@ summarise (const struct settings *o, long level, struct summary *s)
       if (level >= 0 && p->level != level)
         continue;
       s->problems++;
+      /* A task of --tasks without a record has failed, whatever k.  */
+      if (p->samples == 0)
+        {
+          s->missing++;
+          continue;
+        }
       s->samples += p->samples;
       s->compiled += p->compiled;
       s->checked += p->samples - p->status[ST_UNCHECKED];
@@ -77,62 +153,12 @@ summarise (const struct settings *o, long level, struct summary *s)
       for (size_t k = 0; k < o->nks; k++)
         k_too_big[k] |= o->ks[k] > p->samples;
       for (int v = 0; v < NVIEWS; v++)
-        {
-          unsigned long c = correct_in_view (p, v);
-
-          s->view[v].correct += c;
-          s->view[v].untimed += v == VIEW_PLAIN ? p->untimed
-            : p->untimed - p->untimed_deceptive;
-          s->view[v].solved += c > 0;
-          for (size_t k = 0; k < o->nks; k++)
-            if (o->ks[k] <= p->samples)
-              pass_sum[v][k] += dice_pass_at_k (p->samples, c, o->ks[k]);
-          for (size_t j = 0; j < o->nps; j++)
-            {
-              unsigned long f = fast_samples (p, v, o->ps[j]);
-
-              fast_count[v][j] += f > 0;
-              for (size_t k = 0; k < o->nks; k++)
-                if (o->ks[k] <= p->samples)
-                  fast_at_sum[v][j][k] += dice_pass_at_k (p->samples, f,
-                                                          o->ks[k]);
-            }
-          for (size_t i2 = 0; i2 < p->nspeeds; i2++)
-            if (speed_in_view (&p->speeds[i2], v))
-              s->view[v].timed += dice_geomean_add (&geo[v],
-                                                    p->speeds[i2].value);
-        }
+        add_problem (o, p, v, &sums[v], &s->view[v]);
     }
   s->compile_rate = ratio (s->compiled, s->samples);
   s->deception_rate = ratio (s->deceptive, s->correct);
   for (int v = 0; v < NVIEWS; v++)
-    {
-      struct view_summary *vs = &s->view[v];
-
-      vs->exec = ratio (vs->solved, s->problems);
-      for (size_t k = 0; k < o->nks; k++)
-        vs->pass[k] = k_too_big[k] ? NAN : pass_sum[v][k] / s->problems;
-      for (size_t j = 0; j < o->nps; j++)
-        {
-          vs->fast[j] = ratio (fast_count[v][j], s->problems);
-          for (size_t k = 0; k < o->nks; k++)
-            vs->fast_at[j][k] = k_too_big[k] ? NAN
-              : fast_at_sum[v][j][k] / s->problems;
-        }
-      vs->geomean = dice_geomean_value (&geo[v]);
-      /* Untimed candidates would only make the speed figures lower than
-         they are: not available, rather than wrong.  */
-      if (vs->untimed)
-        {
-          for (size_t j = 0; j < o->nps; j++)
-            {
-              vs->fast[j] = NAN;
-              for (size_t k = 0; k < o->nks; k++)
-                vs->fast_at[j][k] = NAN;
-            }
-          vs->geomean = NAN;
-        }
-    }
+    view_shares (o, &sums[v], s->problems, k_too_big, &s->view[v]);
 }
 
 static int
@@ -261,7 +287,8 @@ warn_about_bad_input (const struct settings *o, const struct summary *all)
   for (int v = 0; v < NVIEWS; v++)
     if (o->views[v] && all->view[v].untimed)
       dice_error ("%lu sample%s correct in the %s view %s not "
-                  "timed: its speed figures are not available",
+                  "timed: its speed figures are not available "
+                  "(dice-time --all times every candidate)",
                   all->view[v].untimed, all->view[v].untimed == 1 ? "" : "s",
                   view_names[v], all->view[v].untimed == 1 ? "was" : "were");
   if (repeated_samples)

@@ -11,17 +11,21 @@
 #include "outfile.h"
 #include "score.h"
 
-/* fast_p is a step function of p: the share of problems whose best correct
-   speedup exceeds p, so it is drawn exactly, as steps at each problem's
-   best speedup.  A run is what one input FILE added: reading joins FILEs
-   into one set of problems, so a run is taken as the difference that
-   reading its FILE made to each problem's samples and speedups.  */
+/* fast_p@1, the paper's fast_p, is a step function of p: the mean over
+   the problems of the share of their samples that are correct and faster
+   than p, so it is drawn exactly, as a step down at each such sample's
+   speedup, by 1/(n N) for a sample of a problem with n samples among N.
+   A run is what one input FILE added: reading joins FILEs into one set of
+   problems, so a run is taken as the difference that reading its FILE
+   made to each problem's samples and speedups.  */
 
 /* A problem as one run saw it.  */
 struct run_problem
 {
   long level;
-  double best[NVIEWS];          /* 0 without a correct timed sample */
+  unsigned long samples;        /* 0: a task the run has no record of */
+  struct speed *speeds;         /* its correct samples' valid speedups */
+  size_t nspeeds;
 };
 
 struct run
@@ -68,17 +72,17 @@ run_end (const char *label)
       size_t first = old ? speeds_before[i] : 0;
       struct run_problem *rp;
 
-      if (p->samples == (old ? samples_before[i] : 0))
+      /* With --tasks, every run is of the whole problem set: a task
+         the run has no record of is a failure of that run.  */
+      if (problem_set_given ? !p->listed
+          : p->samples == (old ? samples_before[i] : 0))
         continue;
       rp = &r->problems[r->nproblems++];
       rp->level = p->level;
-      for (int v = 0; v < NVIEWS; v++)
-        rp->best[v] = 0;
-      for (size_t s = first; s < p->nspeeds; s++)
-        for (int v = 0; v < NVIEWS; v++)
-          if (speed_in_view (&p->speeds[s], (enum view) v)
-              && p->speeds[s].value > rp->best[v])
-            rp->best[v] = p->speeds[s].value;
+      rp->samples = p->samples - (old ? samples_before[i] : 0);
+      rp->nspeeds = p->nspeeds - first;
+      rp->speeds = xcalloc (rp->nspeeds + 1, sizeof *rp->speeds);
+      memcpy (rp->speeds, p->speeds + first, rp->nspeeds * sizeof *rp->speeds);
     }
 }
 
@@ -100,6 +104,8 @@ free_runs (void)
   for (size_t i = 0; i < nruns; i++)
     {
       free (runs[i].label);
+      for (size_t j = 0; j < runs[i].nproblems; j++)
+        free (runs[i].problems[j].speeds);
       free (runs[i].problems);
     }
   free (runs);
@@ -142,55 +148,87 @@ svg_y (double share)
   return PLOT_BOTTOM - share * (PLOT_BOTTOM - PLOT_TOP);
 }
 
-/* RUN's best speedups of the problems of LEVEL (-1: all) in view V,
-   sorted, into a new array of *N.  */
-static double *
-run_best (const struct run *run, long level, enum view v, size_t *n)
+/* A step of the curve: at speedup VALUE, fast_p@1 falls by SHARE.  */
+struct step
 {
-  double *best = xcalloc (run->nproblems + 1, sizeof *best);
-  size_t m = 0;
+  double value, share;
+};
+
+static int
+compare_steps (const void *a, const void *b)
+{
+  double x = ((const struct step *) a)->value;
+  double y = ((const struct step *) b)->value;
+
+  return (x > y) - (x < y);
+}
+
+/* RUN's steps for the problems of LEVEL (-1: all) in view V, sorted by
+   speedup, into a new array of *N; *TOTAL is fast_p@1 for p below them
+   all.  */
+static struct step *
+run_steps (const struct run *run, long level, enum view v, size_t *n,
+           double *total)
+{
+  size_t nsteps = 0, nproblems_in = 0, m = 0;
+  struct step *steps;
 
   for (size_t i = 0; i < run->nproblems; i++)
     if (level < 0 || run->problems[i].level == level)
-      best[m++] = run->problems[i].best[v];
-  dice_sort_doubles (best, m);
-  *n = m;
-  return best;
+      {
+        nproblems_in++;
+        nsteps += run->problems[i].nspeeds;
+      }
+  steps = xcalloc (nsteps + 1, sizeof *steps);
+  *total = 0;
+  for (size_t i = 0; i < run->nproblems; i++)
+    {
+      const struct run_problem *rp = &run->problems[i];
+
+      if (level >= 0 && rp->level != level)
+        continue;
+      for (size_t s = 0; s < rp->nspeeds; s++)
+        if (speed_in_view (&rp->speeds[s], v))
+          {
+            steps[m].value = rp->speeds[s].value;
+            steps[m].share = 1.0 / ((double) rp->samples
+                                    * (double) nproblems_in);
+            *total += steps[m++].share;
+          }
+    }
+  qsort (steps, m, sizeof *steps, compare_steps);
+  *n = nproblems_in ? m : 0;
+  return steps;
 }
 
 static void
 svg_curve (const struct settings *o, FILE *fp, const struct run *run,
            long level, enum view v, size_t colour)
 {
-  size_t n, above = 0;
-  double *best = run_best (run, level, v, &n);
+  size_t n, below = 0;
+  double share;
+  struct step *steps = run_steps (run, level, v, &n, &share);
   const char *dash = svg_dashes[colour / DICE_ARRAY_SIZE (svg_colours)
                                 % DICE_ARRAY_SIZE (svg_dashes)];
 
-  if (n == 0)
-    {
-      free (best);
-      return;
-    }
-  /* BEST[above..n) are the problems faster than p.  */
-  while (above < n && best[above] <= SVG_MIN_P)
-    above++;
+  /* STEPS[below..n) are the samples faster than p; SHARE is theirs.  */
+  while (below < n && steps[below].value <= SVG_MIN_P)
+    share -= steps[below++].share;
   fprintf (fp, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s "
            "d=\"M%.2f,%.2f",
            svg_colours[colour % DICE_ARRAY_SIZE (svg_colours)],
            *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "",
-           svg_x (o, SVG_MIN_P), svg_y ((double) (n - above) / n));
-  while (above < n && best[above] < o->svg_max)
+           svg_x (o, SVG_MIN_P), svg_y (fmax (share, 0)));
+  while (below < n && steps[below].value < o->svg_max)
     {
-      double p = best[above];
+      double p = steps[below].value;
 
-      while (above < n && best[above] <= p)
-        above++;
-      fprintf (fp, " H%.2f V%.2f", svg_x (o, p),
-               svg_y ((double) (n - above) / n));
+      while (below < n && steps[below].value <= p)
+        share -= steps[below++].share;
+      fprintf (fp, " H%.2f V%.2f", svg_x (o, p), svg_y (fmax (share, 0)));
     }
   fprintf (fp, " H%.2f\"/>\n", svg_x (o, o->svg_max));
-  free (best);
+  free (steps);
 }
 
 /* Write TEXT with &, <, >, " and ' as entities, fit for HTML and XML text
@@ -244,7 +282,7 @@ svg_axes (const struct settings *o, FILE *fp)
            "threshold p (log scale; 1 = the reference)</text>\n",
            (PLOT_LEFT + PLOT_RIGHT) / 2, PLOT_HEIGHT - 12);
   fprintf (fp, "<text transform=\"translate(14,%d) rotate(-90)\" "
-           "text-anchor=\"middle\">fast_p: problems faster than p</text>\n",
+           "text-anchor=\"middle\">fast_p@1: samples faster than p</text>\n",
            (PLOT_TOP + PLOT_BOTTOM) / 2);
 }
 

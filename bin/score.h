@@ -62,6 +62,7 @@ struct problem
   size_t nspeeds, speeds_cap;
   unsigned char *seen;          /* a bit per sample.index scored */
   size_t seen_bytes;
+  bool listed;                  /* a task of --tasks */
 };
 
 enum view
@@ -103,6 +104,7 @@ struct settings
   const char *label;
   const char *svg_path;
   const char *html_path;
+  const char *tasks_path;       /* --tasks: the problem set */
   double svg_max;
   enum reward_kind rewards;
   double compile_weight, correct_weight, speed_weight, speedup_cap;
@@ -114,23 +116,31 @@ struct settings
 
 /* Summaries.  */
 
+/* The paper's Exec and fast_p are one-sample metrics: with several
+   samples per problem they are estimated by pass@1 and fast_p@1, the mean
+   over the problems of the share of samples that succeed.  Whether any
+   sample succeeds is best of n, a different figure with its own name.  */
 struct view_summary
 {
   unsigned long correct;        /* samples correct in this view */
   unsigned long solved;         /* problems with such a sample */
   unsigned long timed;          /* correct samples with a valid speedup */
   unsigned long untimed;        /* correct samples dice-time skipped */
-  double exec;
+  double pass1;                 /* pass@1: the paper's Exec */
+  double fast1[MAX_LIST];       /* fast_p@1 per p: the paper's fast_p */
   double pass[MAX_LIST];        /* per k; NaN when a problem has < k samples */
-  double fast[MAX_LIST];        /* per p */
   double fast_at[MAX_LIST][MAX_LIST];   /* per p, per k */
+  double best_of_n;             /* problems with a correct sample */
+  double fast_best_of_n[MAX_LIST];      /* per p */
   double geomean;
 };
 
 struct summary
 {
   long level;                   /* -1: all levels */
-  unsigned long problems, samples, compiled, checked, correct, deceptive,
+  unsigned long problems;       /* N: every task, with a record or not */
+  unsigned long missing;        /* tasks of --tasks without a record */
+  unsigned long samples, compiled, checked, correct, deceptive,
     bad_speedups;
   double compile_rate, deception_rate;
   struct view_summary view[NVIEWS];
@@ -169,11 +179,14 @@ extern unsigned long record_count, checked_count, repeated_samples;
 extern char *first_model;       /* the default --label */
 extern struct problem **problems;
 extern size_t nproblems;
+extern bool problem_set_given;  /* --tasks named the problems */
 
 /* score-read.c */
 char *xasprintf (const char *fmt, ...) DICE_PRINTF (1, 2);
 bool robust_correct (const struct facts *f);
 void read_input (const struct settings *o, const char *path);
+void read_tasks (const char *path);
+void close_problem_set (void);
 void free_problems (void);
 const struct provenance *provenance_of (long level);
 extern struct provenance *provenances;

@@ -95,6 +95,7 @@ shell_tests += \
 	t/t7500-score-deception-sources.t \
 	t/t7600-score-provenance.t \
 	t/t7610-score-html.t \
+	t/t7620-score-paper-metrics.t \
 	t/t8000-curate-sft.t \
 	t/t8100-curate-difficulty.t \
 	t/t8200-bicrl-recipe.t \

@@ -115,7 +115,7 @@ test_expect_success 'a real large speedup that repeats is verified; a low --max-
 test_expect_success 'dice-score: an unverified speedup is caught in timing and counts at its worst; a verified one counts' '
 	tm cached.jsonl >c.jsonl &&
 	dice-score --json c.jsonl >score &&
-	jq -e ".levels[-1] | .deceptive == 1 and .robust.correct == 0 and .plain.geomean_speedup == 1 and .plain.fast_2 == 0" score &&
+	jq -e ".levels[-1] | .deceptive == 1 and .robust.correct == 0 and .plain.geomean_speedup == 1 and .plain[\"fast_2@1\"] == 0" score &&
 	tm fast.jsonl >f.jsonl &&
 	dice-score --json f.jsonl >score &&
 	jq -e ".levels[-1] | .deceptive == 0 and .robust.correct == 1 and .robust.geomean_speedup == 190" score

@@ -21,18 +21,18 @@ test_description='dice-score: every metric, worked out by hand'
 #
 # Correct samples per problem (of n): robust A 1/2, B 1/2, C 1/2, D 0/1;
 #   plain A 2/2, B 1/2, C 1/2, D 0/1.
-# exec (problems with a correct sample): L1 2/2, L2 1/2 (D has none),
+# best_of_n (problems with a correct sample): L1 2/2, L2 1/2 (D has none),
 #   all 3/4 = 75.0%, in both views.
-# pass@1 = mean of c/n: robust L1 (1/2 + 1/2)/2 = 50.0%,
+# pass@1 (the paper's Exec, one sample a problem) = mean of c/n: robust L1 (1/2 + 1/2)/2 = 50.0%,
 #   L2 (1/2 + 0)/2 = 25.0%, all (1/2 + 1/2 + 1/2 + 0)/4 = 37.5%;
 #   plain L1 (1 + 1/2)/2 = 75.0%, L2 25.0%, all (1 + 1/2 + 1/2)/4 = 50.0%.
 # Valid speedups of correct samples: robust A 1.5, C 2.5;
 #   plain A 1.5 and 3, C 2.5 (b1's NaN is never fast).
-# fast_1 (problems with a correct sample faster than 1x): A and C in both
-#   views: L1 1/2, L2 1/2, all 2/4 = 50.0%.
-# fast_2: robust only C (2.5): L1 0.0%, L2 50.0%, all 1/4 = 25.0%;
+# fast_1_best_of_n (problems with a correct sample faster than 1x): A and
+#   C in both views: L1 1/2, L2 1/2, all 2/4 = 50.0%.
+# fast_2_best_of_n: robust only C (2.5): L1 0.0%, L2 50.0%, all 1/4 = 25.0%;
 #   plain A (3) and C: L1 50.0%, L2 50.0%, all 2/4 = 50.0%.
-# fast_1@1 = mean share of samples correct and > 1x: robust A 1/2, B 0,
+# fast_1@1 (the paper's fast_1) = mean share of samples correct and > 1x: robust A 1/2, B 0,
 #   C 1/2, D 0: L1 25.0%, L2 25.0%, all 1/4 = 25.0%; plain A 2/2: L1 50.0%,
 #   L2 25.0%, all (1 + 1/2)/4 = 37.5%.
 # fast_2@1: robust A 0, C 1/2: L1 0.0%, L2 25.0%, all 12.5%; plain A 1/2,
@@ -54,22 +54,28 @@ test_expect_success 'setup: the fixture' '
 	{"id":"L2/4_D","sample":{"index":0}}
 	EOF
 	cat >expect.text <<-\EOF
-	level                 1       1       2      2     all    all
-	view             robust   plain  robust  plain  robust  plain
-	problems              2       2       2      2       4      4
-	samples               4       4       3      3       7      7
-	compile_rate      75.0%   75.0%   33.3%  33.3%   57.1%  57.1%
-	deception_rate    33.3%   33.3%    0.0%   0.0%   25.0%  25.0%
-	exec             100.0%  100.0%   50.0%  50.0%   75.0%  75.0%
-	pass@1            50.0%   75.0%   25.0%  25.0%   37.5%  50.0%
-	fast_1            50.0%   50.0%   50.0%  50.0%   50.0%  50.0%
-	fast_2             0.0%   50.0%   50.0%  50.0%   25.0%  50.0%
-	fast_1@1          25.0%   50.0%   25.0%  25.0%   25.0%  37.5%
-	fast_2@1           0.0%   25.0%   25.0%  25.0%   12.5%  25.0%
-	geomean_speedup   1.500   2.121   2.500  2.500   1.936  2.241
-	timed                 1       2       1      1       2      3
-	bad_speedups          1       1       0      0       1      1
-
+	level                  1       1       2      2     all    all
+	view              robust   plain  robust  plain  robust  plain
+	problems               2       2       2      2       4      4
+	samples                4       4       3      3       7      7
+	no_record              0       0       0      0       0      0
+	compile_rate       75.0%   75.0%   33.3%  33.3%   57.1%  57.1%
+	deception_rate     33.3%   33.3%    0.0%   0.0%   25.0%  25.0%
+	pass@1             50.0%   75.0%   25.0%  25.0%   37.5%  50.0%
+	fast_1@1           25.0%   50.0%   25.0%  25.0%   25.0%  37.5%
+	fast_2@1            0.0%   25.0%   25.0%  25.0%   12.5%  25.0%
+	best_of_n         100.0%  100.0%   50.0%  50.0%   75.0%  75.0%
+	fast_1_best_of_n   50.0%   50.0%   50.0%  50.0%   50.0%  50.0%
+	fast_2_best_of_n    0.0%   50.0%   50.0%  50.0%   25.0%  50.0%
+	geomean_speedup    1.500   2.121   2.500  2.500   1.936  2.241
+	timed                  1       2       1      1       2      3
+	bad_speedups           1       1       0      0       1      1
+	
+	pass@1 and fast_p@1 (Exec and fast_p in the DICE paper): the mean over the N
+	problems of a level of the share of their samples that are correct (and faster
+	than p); best_of_n and fast_p_best_of_n: the share of the problems with such a
+	sample
+	N: the problems that have records (--tasks gives the problem set)
 	level 1: nothing recorded of device, torch, tolerance, precision or baseline
 	level 2: nothing recorded of device, torch, tolerance, precision or baseline
 	all levels: nothing recorded of device, torch, tolerance, precision or baseline
@@ -121,21 +127,26 @@ test_expect_success '-k 1,2: pass@2 and fast_p@2, undefined where n < 2' '
 	grep "^dice-score: pass@2 needs at least 2 samples of each problem; left out for levels with fewer$" err
 '
 
-# -p 0,2.5: fast_0 counts correct samples with any valid speedup: robust
-#   A, C (B has only NaN): L1 1/2, L2 1/2; fast_2.5 needs more than 2.5
-#   (strictly): robust none; plain only A (3): L1 50.0%, L2 0.0%.
+# -p 0,2.5: fast_0 counts correct samples with any valid speedup: best of
+#   n robust A, C (B has only NaN): L1 1/2, L2 1/2; fast_0@1 robust a0 of
+#   A's 2, c0 of C's 2: L1 (1/2 + 0)/2 = 25.0%, L2 25.0%, all 1/4; plain
+#   A 2/2: L1 50.0%, all (1 + 1/2)/4 = 37.5%.  fast_2.5 needs more than 2.5
+#   (strictly): robust none; plain only a1 (3): best of n L1 50.0%,
+#   L2 0.0%; fast_2.5@1 L1 (1/2)/2 = 25.0%, all (1/2)/4 = 12.5%.
 test_expect_success '-p 0,2.5: fast_p is strictly faster than p' '
 	dice-score -p 0,2.5 fixture.jsonl >out 2>/dev/null &&
-	grep "^fast_0  *50.0%  *50.0%  *50.0%  *50.0%  *50.0%  *50.0%$" out &&
-	grep "^fast_2.5  *0.0%  *50.0%  *0.0%  *0.0%  *0.0%  *25.0%$" out &&
-	! grep "^fast_1 " out
+	grep "^fast_0@1  *25.0%  *50.0%  *25.0%  *25.0%  *25.0%  *37.5%$" out &&
+	grep "^fast_2.5@1  *0.0%  *25.0%  *0.0%  *0.0%  *0.0%  *12.5%$" out &&
+	grep "^fast_0_best_of_n  *50.0%  *50.0%  *50.0%  *50.0%  *50.0%  *50.0%$" out &&
+	grep "^fast_2.5_best_of_n  *0.0%  *50.0%  *0.0%  *0.0%  *0.0%  *25.0%$" out &&
+	! grep "^fast_1" out
 '
 
 test_expect_success '--view robust and --view plain keep one column per level' '
 	dice-score --view robust fixture.jsonl >out 2>/dev/null &&
 	head -n 2 out >actual &&
-	printf "%s\n" "level                 1       2     all" \
-		"view             robust  robust  robust" >expect &&
+	printf "%s\n" "level                  1       2     all" \
+		"view              robust  robust  robust" >expect &&
 	test_cmp expect actual &&
 	dice-score --view plain fixture.jsonl >out 2>/dev/null &&
 	grep "^pass@1  *75.0%  *25.0%  *50.0%$" out
@@ -145,24 +156,26 @@ test_have_prereq JQ && test_set_prereq JQ_OK
 test_expect_success JQ_OK '--json: counts, rates and each view' '
 	dice-score --json fixture.jsonl >out.json 2>/dev/null &&
 	test_line_count = 1 out.json &&
-	jq -c ".records, .pass_at, .fast_p, [.levels[].level]" out.json >actual &&
-	printf "%s\n" 7 "[1]" "[1,2]" "[1,2,\"all\"]" >expect &&
+	jq -c ".records, .pass_at, .fast_p, .problems_from, has(\"tasks\"), [.levels[].level]" out.json >actual &&
+	printf "%s\n" 7 "[1]" "[1,2]" "\"records\"" false "[1,2,\"all\"]" >expect &&
 	test_cmp expect actual &&
-	jq -c ".levels[] | [.problems, .samples, .compiled, .checked, .correct, .deceptive, .bad_speedups]" out.json >actual &&
+	jq -c ".levels[] | [.problems, .no_record, .samples, .compiled, .checked, .correct, .deceptive, .bad_speedups]" out.json >actual &&
 	# checked: L1 all 4; L2 only c0.
-	printf "%s\n" "[2,4,3,4,3,1,1]" "[2,3,1,1,1,0,0]" "[4,7,4,5,4,1,1]" >expect &&
+	printf "%s\n" "[2,0,4,3,4,3,1,1]" "[2,0,3,1,1,1,0,0]" "[4,0,7,4,5,4,1,1]" >expect &&
 	test_cmp expect actual &&
 	jq -c ".levels[] | [.compile_rate, .deception_rate]" out.json >actual &&
 	printf "%s\n" "[0.75,0.3333333333333333]" "[0.3333333333333333,0]" \
 		"[0.5714285714285714,0.25]" >expect &&
 	test_cmp expect actual &&
-	jq -c ".levels[] | .robust | [.correct, .exec, .\"pass@1\", .fast_1, .fast_2, .\"fast_1@1\", .\"fast_2@1\", .timed]" out.json >actual &&
-	printf "%s\n" "[2,1,0.5,0.5,0,0.25,0,1]" "[1,0.5,0.25,0.5,0.5,0.25,0.25,1]" \
-		"[3,0.75,0.375,0.5,0.25,0.25,0.125,2]" >expect &&
+	jq -c ".levels[] | .robust | [.correct, .solved, .best_of_n, .\"pass@1\", .fast_1_best_of_n, .fast_2_best_of_n, .\"fast_1@1\", .\"fast_2@1\", .timed]" out.json >actual &&
+	printf "%s\n" "[2,2,1,0.5,0.5,0,0.25,0,1]" "[1,1,0.5,0.25,0.5,0.5,0.25,0.25,1]" \
+		"[3,3,0.75,0.375,0.5,0.25,0.25,0.125,2]" >expect &&
 	test_cmp expect actual &&
-	jq -c ".levels[] | .plain | [.correct, .exec, .\"pass@1\", .fast_1, .fast_2, .\"fast_1@1\", .\"fast_2@1\", .timed]" out.json >actual &&
-	printf "%s\n" "[3,1,0.75,0.5,0.5,0.5,0.25,2]" "[1,0.5,0.25,0.5,0.5,0.25,0.25,1]" \
-		"[4,0.75,0.5,0.5,0.5,0.375,0.25,3]" >expect &&
+	jq -c ".levels[] | .plain | [.correct, .solved, .best_of_n, .\"pass@1\", .fast_1_best_of_n, .fast_2_best_of_n, .\"fast_1@1\", .\"fast_2@1\", .timed]" out.json >actual &&
+	printf "%s\n" "[3,2,1,0.75,0.5,0.5,0.5,0.25,2]" "[1,1,0.5,0.25,0.5,0.5,0.25,0.25,1]" \
+		"[4,3,0.75,0.5,0.5,0.5,0.375,0.25,3]" >expect &&
+	# The best-of-n figures are never under the headline names.
+	jq -e "[.levels[] | .robust, .plain | has(\"exec\"), has(\"fast_1\"), has(\"fast_2\")] | any | not" out.json &&
 	test_cmp expect actual &&
 	jq -r ".levels[] | [.robust.geomean_speedup, .plain.geomean_speedup] | map(. * 1e6 | round) | @tsv" out.json >actual &&
 	# 1.5, sqrt(4.5) = 2.1213203; 2.5, 2.5; sqrt(3.75) = 1.9364917,
@@ -186,7 +199,7 @@ test_expect_success JQ_OK 'missing fields have their documented meaning' '
 	dice-score --json sparse.jsonl >out.json &&
 	# x: 2 samples, 1 correct (check.correct without a status), compiled
 	# implied by correct; L3/1_Y: status correct means correct; no speedup.
-	jq -c ".levels[] | [.level, .problems, .samples, .compiled, .checked, .robust.correct, .robust.exec, .robust.\"pass@1\", .robust.fast_1, .robust.geomean_speedup]" out.json >actual &&
+	jq -c ".levels[] | [.level, .problems, .samples, .compiled, .checked, .robust.correct, .robust.best_of_n, .robust.\"pass@1\", .robust.fast_1_best_of_n, .robust.geomean_speedup]" out.json >actual &&
 	printf "%s\n" "[0,1,2,1,1,1,1,0.5,0,null]" "[3,1,1,1,1,1,1,1,0,null]" \
 		"[\"all\",2,3,2,2,2,1,0.75,0,null]" >expect &&
 	test_cmp expect actual
@@ -201,7 +214,7 @@ test_expect_success JQ_OK 'NaN and infinite speedups are reported, never fast' '
 		echo "{\"id\":\"L1/1_A\",\"check\":{\"correct\":true},\"time\":{\"speedup\":$s}}"
 	done >nan.jsonl &&
 	dice-score --json nan.jsonl >out.json 2>err &&
-	jq -c ".levels[0] | [.bad_speedups, .robust.fast_1, .robust.\"fast_1@1\", .robust.geomean_speedup, .robust.timed]" out.json >actual &&
+	jq -c ".levels[0] | [.bad_speedups, .robust.fast_1_best_of_n, .robust.\"fast_1@1\", .robust.geomean_speedup, .robust.timed]" out.json >actual &&
 	echo "[7,1,0.125,2,1]" >expect &&
 	test_cmp expect actual &&
 	grep "^dice-score: 7 samples had a speedup that is not a positive finite number" err

@@ -21,13 +21,13 @@ test_expect_success 'setup: the fixture of t7000' '
 test_expect_success '--csv: a row per level and view' '
 	dice-score --csv -k 1,2 fixture.jsonl >out 2>/dev/null &&
 	cat >expect <<-\EOF &&
-	level,view,problems,samples,compile_rate,deception_rate,exec,pass@1,pass@2,fast_1,fast_2,fast_1@1,fast_1@2,fast_2@1,fast_2@2,geomean_speedup,timed,bad_speedups
-	1,robust,2,4,0.75,0.3333333333,1,0.5,1,0.5,0,0.25,0.5,0,0,1.5,1,1
-	1,plain,2,4,0.75,0.3333333333,1,0.75,1,0.5,0.5,0.5,0.5,0.25,0.5,2.121320344,2,1
-	2,robust,2,3,0.3333333333,0,0.5,0.25,,0.5,0.5,0.25,,0.25,,2.5,1,0
-	2,plain,2,3,0.3333333333,0,0.5,0.25,,0.5,0.5,0.25,,0.25,,2.5,1,0
-	all,robust,4,7,0.5714285714,0.25,0.75,0.375,,0.5,0.25,0.25,,0.125,,1.936491673,2,1
-	all,plain,4,7,0.5714285714,0.25,0.75,0.5,,0.5,0.5,0.375,,0.25,,2.240702373,3,1
+	level,view,problems,samples,no_record,compile_rate,deception_rate,pass@1,fast_1@1,fast_2@1,pass@2,fast_1@2,fast_2@2,best_of_n,fast_1_best_of_n,fast_2_best_of_n,geomean_speedup,timed,bad_speedups
+	1,robust,2,4,0,0.75,0.3333333333,0.5,0.25,0,1,0.5,0,1,0.5,0,1.5,1,1
+	1,plain,2,4,0,0.75,0.3333333333,0.75,0.5,0.25,1,0.5,0.5,1,0.5,0.5,2.121320344,2,1
+	2,robust,2,3,0,0.3333333333,0,0.25,0.25,0.25,,,,0.5,0.5,0.5,2.5,1,0
+	2,plain,2,3,0,0.3333333333,0,0.25,0.25,0.25,,,,0.5,0.5,0.5,2.5,1,0
+	all,robust,4,7,0,0.5714285714,0.25,0.375,0.25,0.125,,,,0.75,0.5,0.25,1.936491673,2,1
+	all,plain,4,7,0,0.5714285714,0.25,0.5,0.375,0.25,,,,0.75,0.5,0.5,2.240702373,3,1
 	EOF
 	test_cmp expect out
 '
@@ -36,8 +36,8 @@ test_expect_success '--csv --label: a first column, quoted when it must be' '
 	dice-score --csv --label "run \"a\", b" --view plain fixture.jsonl >out 2>/dev/null &&
 	head -n 2 out >actual &&
 	cat >expect <<-\EOF &&
-	label,level,view,problems,samples,compile_rate,deception_rate,exec,pass@1,fast_1,fast_2,fast_1@1,fast_2@1,geomean_speedup,timed,bad_speedups
-	"run ""a"", b",1,plain,2,4,0.75,0.3333333333,1,0.75,0.5,0.5,0.5,0.25,2.121320344,2,1
+	label,level,view,problems,samples,no_record,compile_rate,deception_rate,pass@1,fast_1@1,fast_2@1,best_of_n,fast_1_best_of_n,fast_2_best_of_n,geomean_speedup,timed,bad_speedups
+	"run ""a"", b",1,plain,2,4,0,0.75,0.3333333333,0.75,0.5,0.25,1,0.5,0.5,2.121320344,2,1
 	EOF
 	test_cmp expect actual
 '
@@ -45,30 +45,34 @@ test_expect_success '--csv --label: a first column, quoted when it must be' '
 test_expect_success '--markdown: a table, numbers right-aligned' '
 	dice-score --markdown --label "a|b" --view robust fixture.jsonl >out 2>/dev/null &&
 	cat >expect <<-\EOF &&
-	| label | level | view | problems | samples | compile_rate | deception_rate | exec | pass@1 | fast_1 | fast_2 | fast_1@1 | fast_2@1 | geomean_speedup | timed | bad_speedups |
-	|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-	| a\|b | 1 | robust | 2 | 4 | 75.0% | 33.3% | 100.0% | 50.0% | 50.0% | 0.0% | 25.0% | 0.0% | 1.500 | 1 | 1 |
-	| a\|b | 2 | robust | 2 | 3 | 33.3% | 0.0% | 50.0% | 25.0% | 50.0% | 50.0% | 25.0% | 25.0% | 2.500 | 1 | 0 |
-	| a\|b | all | robust | 4 | 7 | 57.1% | 25.0% | 75.0% | 37.5% | 50.0% | 25.0% | 25.0% | 12.5% | 1.936 | 2 | 1 |
+	| label | level | view | problems | samples | no_record | compile_rate | deception_rate | pass@1 | fast_1@1 | fast_2@1 | best_of_n | fast_1_best_of_n | fast_2_best_of_n | geomean_speedup | timed | bad_speedups |
+	|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+	| a\|b | 1 | robust | 2 | 4 | 0 | 75.0% | 33.3% | 50.0% | 25.0% | 0.0% | 100.0% | 50.0% | 0.0% | 1.500 | 1 | 1 |
+	| a\|b | 2 | robust | 2 | 3 | 0 | 33.3% | 0.0% | 25.0% | 25.0% | 25.0% | 50.0% | 50.0% | 50.0% | 2.500 | 1 | 0 |
+	| a\|b | all | robust | 4 | 7 | 0 | 57.1% | 25.0% | 37.5% | 25.0% | 12.5% | 75.0% | 50.0% | 25.0% | 1.936 | 2 | 1 |
 	EOF
 	test_cmp expect out
 '
 
-# LaTeX: Exec, fast_1, fast_2 per level in percent (robust: L1 100.0
-# 50.0 0.0, L2 50.0 50.0 50.0; plain L1 fast_2 50.0); the label defaults
-# to the first sample.model, m_x, escaped.
+# LaTeX: Exec, fast_1, fast_2 per level in percent, the paper's
+# one-sample figures: pass@1, fast_1@1 and fast_2@1 (robust: L1 50.0 25.0
+# 0.0, L2 25.0 25.0 25.0; plain L1 75.0 50.0 25.0), said so in a comment;
+# the label defaults to the first sample.model, m_x, escaped.
 test_expect_success '--latex: the DICE table layout' '
 	dice-score --latex fixture.jsonl >out 2>/dev/null &&
 	cat >expect <<-\EOF &&
 	% dice-score --latex; needs \usepackage{booktabs}
+	% Exec and fast_p are pass@1 and fast_p@1: the mean over the N problems of a
+	% level of the share of their samples that are correct (and faster than p)
+	% N: the problems that have records (--tasks gives the problem set)
 	\begin{tabular}{lcccccc}
 	\toprule
 	 & \multicolumn{3}{c}{Level 1} & \multicolumn{3}{c}{Level 2} \\
 	\cmidrule(lr){2-4} \cmidrule(lr){5-7}
 	Model & Exec & fast$_{1}$ & fast$_{2}$ & Exec & fast$_{1}$ & fast$_{2}$ \\
 	\midrule
-	m\_x & 100.0 & 50.0 & 0.0 & 50.0 & 50.0 & 50.0 \\
-	m\_x (plain) & 100.0 & 50.0 & 50.0 & 50.0 & 50.0 & 50.0 \\
+	m\_x & 50.0 & 25.0 & 0.0 & 25.0 & 25.0 & 25.0 \\
+	m\_x (plain) & 75.0 & 50.0 & 25.0 & 25.0 & 25.0 & 25.0 \\
 	\bottomrule
 	\end{tabular}
 	EOF
@@ -78,11 +82,11 @@ test_expect_success '--latex: the DICE table layout' '
 test_expect_success '--latex --rows-only --label: rows to stack' '
 	dice-score --latex --rows-only --view robust --label "A&B_%#{}~^\\" fixture.jsonl >out 2>/dev/null &&
 	cat >expect <<-\EOF &&
-	A\&B\_\%\#\{\}\textasciitilde{}\textasciicircum{}\textbackslash{} & 100.0 & 50.0 & 0.0 & 50.0 & 50.0 & 50.0 \\
+	A\&B\_\%\#\{\}\textasciitilde{}\textasciicircum{}\textbackslash{} & 50.0 & 25.0 & 0.0 & 25.0 & 25.0 & 25.0 \\
 	EOF
 	test_cmp expect out &&
 	dice-score --latex --rows-only --view plain -p 1 --label B fixture.jsonl >out 2>/dev/null &&
-	printf "%s\n" "B & 100.0 & 50.0 & 50.0 & 50.0 \\\\" >expect &&
+	printf "%s\n" "B & 75.0 & 50.0 & 25.0 & 25.0 \\\\" >expect &&
 	test_cmp expect out
 '
 
@@ -169,16 +173,19 @@ test_expect_success JQ_OK '--per-problem --json: one object per problem' '
 
 # The SVG's curves (robust view) in plot units, p on a log scale from 0.1
 # to 10: x(p) = 52 + (log10(p) + 1) * 188, y(share) = 254 - share * 224.
-# Best speedups: L1 A 1.5, B none: half the problems above p up to 1.5,
-# x(1.5) = 273.11, then none.  L2 C 2.5, D none: x(2.5) = 314.81.  All:
-# 2/4 up to 1.5, 1/4 up to 2.5 (y 198).
-test_expect_success '--svg: fast_p against p, drawn exactly' '
+# fast_p@1 falls by 1/(n N) at each correct sample's speedup.  Robust:
+# L1 A's a0 at 1.5 is 1 of A's 2 samples, A 1 of 2 problems: 1/4 (y 198)
+# up to x(1.5) = 273.11, then none.  L2 C's c0 at 2.5: 1/4 up to
+# x(2.5) = 314.81.  All: a0 and c0 are 1/8 each: 1/4 up to 1.5, 1/8
+# (y 226) up to 2.5.
+test_expect_success '--svg: fast_p@1 against p, drawn exactly' '
 	dice-score --svg plot.svg fixture.jsonl >out 2>/dev/null &&
 	dice-score fixture.jsonl >expect 2>/dev/null &&
 	test_cmp expect out &&
-	grep -F "d=\"M52.00,142.00 H273.11 V254.00 H428.00\"" plot.svg &&
-	grep -F "d=\"M52.00,142.00 H314.81 V254.00 H428.00\"" plot.svg &&
-	grep -F "d=\"M52.00,142.00 H273.11 V198.00 H314.81 V254.00 H428.00\"" plot.svg &&
+	grep -F "d=\"M52.00,198.00 H273.11 V254.00 H428.00\"" plot.svg &&
+	grep -F "d=\"M52.00,198.00 H314.81 V254.00 H428.00\"" plot.svg &&
+	grep -F "d=\"M52.00,198.00 H273.11 V226.00 H314.81 V254.00 H428.00\"" plot.svg &&
+	grep -F ">fast_p@1: samples faster than p</text>" plot.svg &&
 	grep -F ">Level 1, robust view<" plot.svg && grep -F ">Level 2, robust view<" plot.svg &&
 	grep -F ">All levels, robust view<" plot.svg &&
 	grep "<svg .*width=\"1320\" height=\"300\"" plot.svg &&
@@ -186,18 +193,20 @@ test_expect_success '--svg: fast_p against p, drawn exactly' '
 '
 
 # --svg-max 2: x(p) = 52 + (log10(p) + 1) / log10(20) * 376, so
-# x(1.5) = 391.89; C (2.5) is off the plot: L2 stays at a half all the way.
+# x(1.5) = 391.89; C (2.5) is off the plot: L2 stays at a quarter all the
+# way.
 test_expect_success '--svg-max changes the range' '
 	dice-score --svg plot2.svg --svg-max 2 fixture.jsonl >/dev/null 2>&1 &&
-	grep -F "d=\"M52.00,142.00 H391.89 V254.00 H428.00\"" plot2.svg &&
-	grep -F "d=\"M52.00,142.00 H428.00\"" plot2.svg &&
+	grep -F "d=\"M52.00,198.00 H391.89 V254.00 H428.00\"" plot2.svg &&
+	grep -F "d=\"M52.00,198.00 H428.00\"" plot2.svg &&
 	grep -F "(robust view)" plot2.svg
 '
 
-# --view plain: A's best is the deceptive 3, x(3) = 52 + 1.4771 * 188.
+# --view plain: A's a0 (1.5) and the deceptive a1 (3) are a quarter each:
+# a half up to 1.5, a quarter up to x(3) = 52 + 1.4771 * 188.
 test_expect_success '--svg --view plain draws the plain view' '
 	dice-score --svg plot3.svg --view plain fixture.jsonl >/dev/null 2>&1 &&
-	grep -F "d=\"M52.00,142.00 H329.70 V254.00 H428.00\"" plot3.svg &&
+	grep -F "d=\"M52.00,142.00 H273.11 V198.00 H329.70 V254.00 H428.00\"" plot3.svg &&
 	grep -F "(plain view)" plot3.svg
 '
 

@@ -40,14 +40,15 @@ test_expect_success 'setup' '
 		"{\"id\":\"L1/2_B\",\"check\":{\"correct\":false}}" >bad.jsonl
 '
 
-# What is left: L1/1_A correct at 2x, L1/2_B incorrect: exec 1/2, fast_1
-# 1/2, geomean 2.
+# What is left: L1/1_A correct at 2x, L1/2_B incorrect: pass@1 1/2,
+# best_of_n 1/2, geomean 2.
 test_expect_success 'each bad line is reported with its file and line, skipped; exit 1' '
 	test_expect_code 1 dice-score --view robust bad.jsonl >out 2>err &&
 	test_cmp expect.err err &&
 	grep "^problems  *2  *2$" out &&
 	grep "^samples  *2  *2$" out &&
-	grep "^exec  *50.0%  *50.0%$" out &&
+	grep "^pass@1  *50.0%  *50.0%$" out &&
+	grep "^best_of_n  *50.0%  *50.0%$" out &&
 	grep "^geomean_speedup  *2.000  *2.000$" out
 '
 

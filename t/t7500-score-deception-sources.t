@@ -12,7 +12,8 @@ test_have_prereq JQ || skip_all 'jq is needed'
 #   4  time.deception says false, check.deception null: honest, 2.5x
 #   5  time.deception null (not timed for deception), 0.5x: honest
 # Robust view: correct 0, 4, 5 = 3 of 6; pass@1 = 3/6 = 0.5;
-#   fast_1 samples: 0 (1.5), 4 (2.5); fast_2: 4 only.  fast_2@1 = 1/6.
+#   fast_1 samples: 0 (1.5), 4 (2.5); fast_2: 4 only.  fast_2@1 = 1/6;
+#   best of n: the problem has a fast_1 and a fast_2 sample.
 #   geomean over 1.5, 2.5, 0.5 = (1.875)^(1/3) = 1.233
 # Plain view: all six correct; deceptive: 1, 2 and 3, 3 of 6.
 test_expect_success 'setup' '
@@ -28,7 +29,7 @@ test_expect_success 'setup' '
 
 test_expect_success 'the robust view leaves out what either stage caught' '
 	dice-score --json in.jsonl >out.json &&
-	jq -c ".levels[0] | [.correct, .deceptive, .robust.correct, .robust[\"pass@1\"], .robust.fast_1, .robust[\"fast_2@1\"], .robust.timed]" out.json >actual &&
+	jq -c ".levels[0] | [.correct, .deceptive, .robust.correct, .robust[\"pass@1\"], .robust.fast_1_best_of_n, .robust[\"fast_2@1\"], .robust.timed]" out.json >actual &&
 	echo "[6,3,3,0.5,1,0.16666666666666666,3]" >expect &&
 	test_cmp expect actual &&
 	jq ".levels[0].robust.geomean_speedup * 1000 | round" out.json >actual &&
@@ -37,8 +38,9 @@ test_expect_success 'the robust view leaves out what either stage caught' '
 '
 
 test_expect_success 'the plain view counts them all' '
-	jq -c ".levels[0].plain | [.correct, .timed, .fast_2]" out.json >actual &&
-	echo "[6,6,1]" >expect &&
+	jq -c ".levels[0].plain | [.correct, .timed, .fast_2_best_of_n, .[\"fast_2@1\"]]" out.json >actual &&
+	# fast_2: 1 (3x), 2 (629x), 3 (40x), 4 (2.5x): 4 of 6
+	echo "[6,6,1,0.6666666666666666]" >expect &&
 	test_cmp expect actual
 '
 
@@ -74,10 +76,10 @@ test_expect_success 'a correct sample dice-time skipped: speed figures not avail
 	{"id":"L1/1_A","sample":{"index":1},"check":{"status":"correct","deception":{"deceptive":true}},"time":{"skipped":"deceptive"}}
 	EOF
 	dice-score --json skipped.jsonl >out.json 2>err &&
-	jq -c ".levels[0] | [.robust.untimed, .robust.fast_1, .robust[\"fast_1@1\"], .robust.geomean_speedup, .plain.untimed, .plain.fast_1, .plain[\"fast_1@1\"], .plain.geomean_speedup, .plain.exec]" out.json >actual &&
-	echo "[0,1,0.5,2.5,1,null,null,null,1]" >expect &&
+	jq -c ".levels[0] | [.robust.untimed, .robust.fast_1_best_of_n, .robust[\"fast_1@1\"], .robust.geomean_speedup, .plain.untimed, .plain.fast_1_best_of_n, .plain[\"fast_1@1\"], .plain.geomean_speedup, .plain.best_of_n, .plain[\"pass@1\"]]" out.json >actual &&
+	echo "[0,1,0.5,2.5,1,null,null,null,1,1]" >expect &&
 	test_cmp expect actual &&
-	grep "^dice-score: 1 sample correct in the plain view was not timed: its speed figures are not available$" err &&
+	grep "^dice-score: 1 sample correct in the plain view was not timed: its speed figures are not available (dice-time --all times every candidate)$" err &&
 	! grep robust err &&
 	dice-score --view robust skipped.jsonl >out 2>err &&
 	test_must_be_empty err &&
@@ -95,7 +97,7 @@ test_expect_success 'time.confirmed_speedup is scored in place of time.speedup' 
 	{"id":"L1/2_B","sample":{"index":0},"check":{"status":"correct"},"time":{"speedup":4}}
 	EOF
 	dice-score --json confirmed.jsonl >out.json &&
-	jq -c ".levels[0].robust | [.fast_1, .fast_2, .[\"fast_2@1\"], (.geomean_speedup * 1000 | round)]" out.json >actual &&
+	jq -c ".levels[0].robust | [.fast_1_best_of_n, .fast_2_best_of_n, .[\"fast_2@1\"], (.geomean_speedup * 1000 | round)]" out.json >actual &&
 	# fast_2: A (2.5) and B (4): 2/2; fast_2@1: (1/2 + 1) / 2 = 0.75;
 	# geomean (2.5 * 0.8 * 4)^(1/3) = 8^(1/3) = 2
 	echo "[1,1,0.75,2000]" >expect &&

@@ -43,7 +43,7 @@ test_expect_success 'one kind of everything: --json has the provenance of each l
 	test_must_be_empty err &&
 	jq -e ".levels[0].provenance == {devices:[\"NVIDIA H100\"],device_uuids:[\"GPU-aaa\",\"GPU-bbb\"],torch:[\"2.4.0\"],cuda:[\"12.4\"],tolerances:[\"atol=0.01 rtol=0.01\"],precisions:[\"fp32\"],baselines:[\"eager\"],warnings:[]}" out &&
 	jq -e ".levels[2].level == \"all\" and .levels[2].provenance.devices == [\"NVIDIA H100\"]" out &&
-	jq -e ".levels[0].robust.exec != null" out
+	jq -e ".levels[0].robust[\"pass@1\"] != null" out
 '
 
 for kind in device torch tolerance precision baseline

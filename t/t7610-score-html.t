@@ -116,7 +116,7 @@ test_expect_success '--svg: a plot per level with a line per run on a log axis' 
 		grep -q ">$t</text>" fig.svg || return 1
 	done &&
 	grep -F ">speedup threshold p (log scale; 1 = the reference)</text>" fig.svg &&
-	grep -F ">fast_p: problems faster than p</text>" fig.svg &&
+	grep -F ">fast_p@1: samples faster than p</text>" fig.svg &&
 	grep -F ">a.jsonl</text>" fig.svg && grep -F ">b.jsonl</text>" fig.svg
 '
 
