@@ -1,4 +1,5 @@
-/* cli.c: dying, and numeric option values, for the dice programs.  */
+/* cli.c: dying, the shared options, and numeric option values, for the
+   dice programs.  */
 #include "system.h"
 
 #include <stdarg.h>
@@ -6,6 +7,7 @@
 #include "cli.h"
 #include "msg.h"
 #include "numarg.h"
+#include "options.h"
 #include "progname.h"
 
 static _Noreturn void
@@ -36,6 +38,22 @@ dice_die_usage (const char *fmt, ...)
 
   va_start (ap, fmt);
   vdie (DICE_EXIT_TROUBLE, true, fmt, ap);
+}
+
+void
+dice_cli_common_option (int c, void (*usage) (void))
+{
+  switch (dice_common_option (c, usage))
+    {
+    case DICE_OPTION_HANDLED:
+      return;
+    case DICE_OPTION_EXIT_OK:
+      exit (DICE_EXIT_OK);
+    case DICE_OPTION_UNKNOWN:
+      dice_try_help ();
+      exit (DICE_EXIT_TROUBLE);
+    }
+  abort ();
 }
 
 long

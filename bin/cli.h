@@ -1,6 +1,6 @@
 /* cli.h: what only a program may do, shared by the dice tools: die with a
-   message, and read an option's numeric value or die with the one wording
-   of lib/numarg.h.  lib/ never exits; these do.  */
+   message, handle the shared options, and read an option's numeric value
+   or die with the one wording of lib/numarg.h.  lib/ never exits; these do.  */
 #ifndef DICE_CLI_H
 #define DICE_CLI_H
 
@@ -11,6 +11,11 @@ _Noreturn void dice_die (int status, const char *fmt, ...) DICE_PRINTF (2, 3);
 
 /* A usage error: "prog: MESSAGE", the "Try 'prog --help'" line, exit 2.  */
 _Noreturn void dice_die_usage (const char *fmt, ...) DICE_PRINTF (1, 2);
+
+/* Handle option code C, which is not the program's own: a shared option
+   is recorded in dice_opts; --help (USAGE prints it) and --version exit 0;
+   anything else is a usage error (exit 2).  */
+void dice_cli_common_option (int c, void (*usage) (void));
 
 /* OPTION's value ARG (OPTION without the dashes) as an integer in [LO, HI],
    or a usage error.  */

@@ -20,6 +20,7 @@
 #include "progname.h"
 #include "pylex.h"
 #include "record.h"
+#include "xalloc.h"
 #include "strmap.h"
 
 enum
@@ -73,14 +74,9 @@ FILEs (standard input by default).\n\
       --difficulty       order the problems by pass rate, then level, then\n\
                            id, instead of making pairs\n\
 \n\
-Input and output:\n\
-      --strict           stop at the first malformed input line (exit 2);\n\
-                           by default it is reported, skipped, and the exit\n\
-                           status is 1\n\
-      --unbuffered       flush the output after every record\n\
-      --help             display this help and exit\n\
-      --version          output version information and exit\n",
+Input and output:\n",
           dice_program_name, dice_program_name);
+  dice_print_common_help (true);
   dice_print_help_tail ();
 }
 
@@ -121,51 +117,11 @@ static const char *const drop_names[DROP_COUNT] = {
 
 static unsigned long drop_counts[DROP_COUNT];
 
-_Noreturn static void
-out_of_memory (void)
-{
-  dice_die (DICE_EXIT_TROUBLE, "memory exhausted");
-}
-
-static json_t *
-checked (json_t *j)
-{
-  if (j == NULL)
-    out_of_memory ();
-  return j;
-}
-
-/* A growing string.  */
-struct buf
-{
-  char *data;
-  size_t len, cap;
-};
-
-static void
-buf_add (struct buf *b, const char *s, size_t n)
-{
-  if (b->len + n + 1 > b->cap)
-    {
-      size_t cap = b->cap ? b->cap : 256;
-
-      while (cap < b->len + n + 1)
-        cap *= 2;
-      b->data = realloc (b->data, cap);
-      if (b->data == NULL)
-        out_of_memory ();
-      b->cap = cap;
-    }
-  memcpy (b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-}
-
 /* Add S[0, N) with C and C++ comments removed and every run of white
    space made one space: CUDA sources live in Python strings, and two
    completions that differ only there are the same kernel.  */
 static void
-add_normalised_c (struct buf *b, const char *s, size_t n)
+add_normalised_c (struct xbuf *b, const char *s, size_t n)
 {
   bool space = false;
 
@@ -193,9 +149,9 @@ add_normalised_c (struct buf *b, const char *s, size_t n)
           continue;
         }
       if (space && b->len > 0)
-        buf_add (b, " ", 1);
+        xbuf_add (b, " ", 1);
       space = false;
-      buf_add (b, s + i, 1);
+      xbuf_add (b, s + i, 1);
     }
 }
 
@@ -207,7 +163,7 @@ add_normalised_c (struct buf *b, const char *s, size_t n)
 static char *
 normalise_code (const char *code)
 {
-  struct buf b = { NULL, 0, 0 };
+  struct xbuf b = { NULL, 0, 0 };
   struct dice_pylex lx;
   struct dice_pytok *toks;
   size_t ntoks;
@@ -215,9 +171,9 @@ normalise_code (const char *code)
   if (dice_pylex_all (&lx, code, strlen (code), &toks, &ntoks) != 0)
     {
       if (lx.error[0] == '\0')
-        out_of_memory ();
+        dice_die_memory ();
       add_normalised_c (&b, code, strlen (code));
-      buf_add (&b, "", 0);
+      xbuf_add (&b, "", 0);
       return b.data;
     }
   for (size_t i = 0; i < ntoks; i++)
@@ -233,31 +189,31 @@ normalise_code (const char *code)
         case DICE_PYTOK_END:
           break;
         case DICE_PYTOK_NEWLINE:
-          buf_add (&b, "\n", 1);
+          xbuf_add (&b, "\n", 1);
           break;
         case DICE_PYTOK_INDENT:
-          buf_add (&b, "{\n", 2);
+          xbuf_add (&b, "{\n", 2);
           break;
         case DICE_PYTOK_DEDENT:
-          buf_add (&b, "}\n", 2);
+          xbuf_add (&b, "}\n", 2);
           break;
         case DICE_PYTOK_STRING:
           value = dice_pystring_value (code, t, &len);
-          buf_add (&b, "\"", 1);
+          xbuf_add (&b, "\"", 1);
           if (value)
             add_normalised_c (&b, value, len);
           else
-            buf_add (&b, code + t->start, t->end - t->start);
-          buf_add (&b, "\" ", 2);
+            xbuf_add (&b, code + t->start, t->end - t->start);
+          xbuf_add (&b, "\" ", 2);
           free (value);
           break;
         default:
-          buf_add (&b, code + t->start, t->end - t->start);
-          buf_add (&b, " ", 1);
+          xbuf_add (&b, code + t->start, t->end - t->start);
+          xbuf_add (&b, " ", 1);
         }
     }
   free (toks);
-  buf_add (&b, "", 0);
+  xbuf_add (&b, "", 0);
   return b.data;
 }
 
@@ -316,11 +272,11 @@ assistant_text (const json_t *rec, const char *code)
   json_t *j;
 
   if (text)
-    return checked (json_string (text));
+    return xcheck (json_string (text));
   if (asprintf (&fenced, "```python\n%s%s```", code,
                 code[0] && code[strlen (code) - 1] == '\n' ? "" : "\n") < 0)
-    out_of_memory ();
-  j = checked (json_string (fenced));
+    dice_die_memory ();
+  j = xcheck (json_string (fenced));
   free (fenced);
   return j;
 }
@@ -330,7 +286,7 @@ static json_t *
 run_speedups (const json_t *rec)
 {
   const json_t *runs = dice_record_get (rec, "time.runs");
-  json_t *speedups = checked (json_array ());
+  json_t *speedups = xcheck (json_array ());
   size_t i;
   json_t *run;
 
@@ -347,7 +303,7 @@ run_speedups (const json_t *rec)
 static json_t *
 copy_or_null (const json_t *v)
 {
-  return v ? checked (json_deep_copy (v)) : checked (json_null ());
+  return v ? xcheck (json_deep_copy (v)) : xcheck (json_null ());
 }
 
 /* The training line for REC (judged KEPT, with CODE and PROMPT).  */
@@ -355,21 +311,21 @@ static json_t *
 make_pair (const json_t *rec, const char *prompt, const char *code,
            double speedup)
 {
-  json_t *messages = checked (json_array ());
+  json_t *messages = xcheck (json_array ());
   json_t *device = dice_record_get (rec, "time.device");
 
   if (system_text[0])
     json_array_append_new (messages,
-                           checked (json_pack ("{s:s, s:s}", "role", "system",
+                           xcheck (json_pack ("{s:s, s:s}", "role", "system",
                                                "content", system_text)));
   json_array_append_new (messages,
-                         checked (json_pack ("{s:s, s:s}", "role", "user",
+                         xcheck (json_pack ("{s:s, s:s}", "role", "user",
                                              "content", prompt)));
   json_array_append_new (messages,
-                         checked (json_pack ("{s:s, s:o}", "role", "assistant",
+                         xcheck (json_pack ("{s:s, s:o}", "role", "assistant",
                                              "content",
                                              assistant_text (rec, code))));
-  return checked (json_pack ("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:f, s:b}",
+  return xcheck (json_pack ("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:f, s:b}",
                              "messages", messages,
                              "id", dice_record_id (rec),
                              "sample", copy_or_null (dice_record_get (rec, "sample.index")),
@@ -411,12 +367,12 @@ curate_record (const json_t *rec)
       struct dice_strmap_entry *e;
 
       if (asprintf (&key, "%s%c%s", id, '\n', norm) < 0)
-        out_of_memory ();
+        dice_die_memory ();
       free (norm);
       e = dice_strmap_add (&seen, key);
       free (key);
       if (e == NULL)
-        out_of_memory ();
+        dice_die_memory ();
       if (e->value)
         why = DROP_DUPLICATE;
       e->value = &seen;
@@ -455,12 +411,12 @@ count_record (const json_t *rec)
     return;
   e = dice_strmap_add (&problems, id);
   if (e == NULL)
-    out_of_memory ();
+    dice_die_memory ();
   if (e->value == NULL)
     {
       e->value = calloc (1, sizeof *p);
       if (e->value == NULL)
-        out_of_memory ();
+        dice_die_memory ();
       ((struct problem *) e->value)->id = e->key;
     }
   p = e->value;
@@ -498,7 +454,7 @@ write_difficulty (void)
   size_t n = 0;
 
   if (order == NULL)
-    out_of_memory ();
+    dice_die_memory ();
   for (size_t i = 0; i < problems.cap; i++)
     if (problems.slots[i].key)
       order[n++] = problems.slots[i].value;
@@ -506,7 +462,7 @@ write_difficulty (void)
   for (size_t i = 0; i < n; i++)
     {
       struct problem *p = order[i];
-      json_t *line = checked (json_pack ("{s:s, s:I, s:o, s:I, s:I, s:f}",
+      json_t *line = xcheck (json_pack ("{s:s, s:I, s:o, s:I, s:I, s:f}",
                                          "id", p->id, "rank", (json_int_t) i + 1,
                                          "level",
                                          p->level ? json_integer (p->level)
@@ -623,16 +579,7 @@ main (int argc, char **argv)
         difficulty_mode = true;
         break;
       default:
-        switch (dice_common_option (c, usage))
-          {
-          case DICE_OPTION_HANDLED:
-            break;
-          case DICE_OPTION_EXIT_OK:
-            return DICE_EXIT_OK;
-          case DICE_OPTION_UNKNOWN:
-            dice_try_help ();
-            return DICE_EXIT_TROUBLE;
-          }
+        dice_cli_common_option (c, usage);
       }
 
   open_output (output);

@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "closeout.h"
 #include "datadir.h"
 #include "fileio.h"
@@ -730,12 +731,8 @@ solutions_set (const char *name)
     dice_die_memory ();
   free (examples);
   if (*name == '\0' || *name == '.' || !is_directory (dir))
-    {
-      dice_error ("no bundled solutions named '%s' (cuda or cpu; a "
-                  "directory needs a '/', as in ./%s)", name, name);
-      dice_try_help ();
-      exit (DICE_EXIT_TROUBLE);
-    }
+    dice_die_usage ("no bundled solutions named '%s' (cuda or cpu; a "
+                    "directory needs a '/', as in ./%s)", name, name);
   return dir;
 }
 
@@ -770,9 +767,7 @@ main (int argc, char **argv)
 
             dice_invalid_value (msg, sizeof msg, "precision", optarg,
                                 "fp32, fp16 or bf16");
-            dice_error ("%s", msg);
-            dice_try_help ();
-            return DICE_EXIT_TROUBLE;
+            dice_die_usage ("%s", msg);
           }
         s.precision = optarg;
         break;
@@ -789,38 +784,21 @@ main (int argc, char **argv)
           : solutions_set (optarg);
         break;
       default:
-        switch (dice_common_option (c, usage))
-          {
-          case DICE_OPTION_HANDLED:
-            break;
-          case DICE_OPTION_EXIT_OK:
-            return DICE_EXIT_OK;
-          case DICE_OPTION_UNKNOWN:
-            dice_try_help ();
-            return DICE_EXIT_TROUBLE;
-          }
+        dice_cli_common_option (c, usage);
       }
 
   if (!s.infill && argc - optind == 1 && strcmp (argv[optind], "-") == 0)
     s.infill = true;
   if (s.infill && s.solutions_dir)
-    {
-      dice_error ("--solutions adds code to a problem set's records, not "
-                  "to --infill input");
-      dice_try_help ();
-      return DICE_EXIT_TROUBLE;
-    }
+    dice_die_usage ("--solutions adds code to a problem set's records, not "
+                    "to --infill input");
   if (!s.infill)
     {
       s.selectors = xrealloc (NULL, (argc - optind + 1) * sizeof *s.selectors);
       for (int i = optind; i < argc; i++)
         {
           if (!parse_selector (argv[i], &s.selectors[s.nselectors]))
-            {
-              dice_error ("invalid selector '%s'", argv[i]);
-              dice_try_help ();
-              return DICE_EXIT_TROUBLE;
-            }
+            dice_die_usage ("invalid selector '%s'", argv[i]);
           s.nselectors++;
         }
     }

@@ -163,20 +163,15 @@ Input and output:\n\
       --progress[=WHEN]  show progress on standard error: auto (a status\n\
                            line when it is a terminal; the default),\n\
                            always (plain lines in a log), never\n\
-  -q, --quiet            no progress and no retry notices\n\
-      --strict           stop at the first malformed input line (exit 2);\n\
-                           by default it is reported, skipped, and the\n\
-                           exit status is 1\n\
-      --unbuffered       flush the output after every record\n\
-      --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
-                           by id and sample.index, whatever the input order\n\
-      --help             display this help and exit\n\
-      --version          output version information and exit\n\
-\n\
+  -q, --quiet            no progress and no retry notices\n",
+          dice_program_name);
+  dice_print_shard_help ();
+  dice_print_common_help (true);
+  fputs ("\n\
 Environment: DICE_API_BASE, DICE_API_KEY or OPENAI_API_KEY (sent as a\n\
 bearer token, never shown), DICE_PYTHON and DICE_DATADIR (--local).\n\
 A sample that could not be had gets sample.error and exit status 1.\n",
-          dice_program_name);
+         stdout);
   dice_print_help_tail ();
 }
 
@@ -545,16 +540,7 @@ parse_options (struct sample_settings *s, int argc, char **argv)
         s->quiet = true;
         break;
       default:
-        switch (dice_common_option (c, usage))
-          {
-          case DICE_OPTION_HANDLED:
-            break;
-          case DICE_OPTION_EXIT_OK:
-            exit (DICE_EXIT_OK);
-          case DICE_OPTION_UNKNOWN:
-            dice_try_help ();
-            exit (DICE_EXIT_TROUBLE);
-          }
+        dice_cli_common_option (c, usage);
       }
   if (s->quiet)
     s->progress = DICE_PROGRESS_NEVER;

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "closeout.h"
 #include "extract.h"
 #include "jsonl.h"
@@ -18,6 +19,7 @@
 #include "progname.h"
 #include "pymod.h"
 #include "record.h"
+#include "xalloc.h"
 
 enum
 {
@@ -50,65 +52,16 @@ read from FILEs (standard input by default) and written to standard output.\n\
 A module that cannot be split gets 'infill.error', and a record that cannot\n\
 be joined 'infill.joined.error' and a null 'code'; both pass through.\n\
 \n\
-Input and output:\n\
-      --strict           stop at the first malformed input line (exit 2);\n\
-                           by default it is reported, skipped, and the exit\n\
-                           status is 1\n\
-      --unbuffered       flush the output after every record\n\
-      --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
-                           by id and sample.index, whatever the input order\n\
-      --help             display this help and exit\n\
-      --version          output version information and exit\n",
+Input and output:\n",
           dice_program_name, dice_program_name);
+  dice_print_shard_help ();
+  dice_print_common_help (true);
   dice_print_help_tail ();
 }
 
 static int exit_status = DICE_EXIT_OK;
 static bool join_mode;
 static unsigned long records_seen, records_failed;
-
-static void
-out_of_memory (void)
-{
-  dice_error ("memory exhausted");
-  exit (DICE_EXIT_TROUBLE);
-}
-
-static json_t *
-checked (json_t *j)
-{
-  if (j == NULL)
-    out_of_memory ();
-  return j;
-}
-
-/* A growing byte buffer.  */
-struct buf
-{
-  char *data;
-  size_t len, cap;
-};
-
-static void
-buf_add (struct buf *b, const char *s, size_t n)
-{
-  if (b->len + n + 1 > b->cap)
-    {
-      b->cap = 2 * (b->len + n + 1);
-      b->data = realloc (b->data, b->cap);
-      if (b->data == NULL)
-        out_of_memory ();
-    }
-  memcpy (b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-}
-
-static void
-buf_puts (struct buf *b, const char *s)
-{
-  buf_add (b, s, strlen (s));
-}
 
 /* The text of token TOK, for messages (at most 64 bytes).  */
 static const char *
@@ -220,7 +173,7 @@ split_error (const char *fmt, ...)
   va_start (ap, fmt);
   vsnprintf (why, sizeof why, fmt, ap);
   va_end (ap);
-  return checked (json_pack ("{s:s}", "error", why));
+  return xcheck (json_pack ("{s:s}", "error", why));
 }
 
 /* The infill object for module CODE (LEN bytes): {prefix, core, suffix,
@@ -243,7 +196,7 @@ split_module (const char *code, size_t len)
   if (dice_pymod_parse (&m, code, len) != 0)
     {
       if (m.error[0] == '\0')
-        out_of_memory ();
+        dice_die_memory ();
       result = split_error ("cannot read the module: line %lu: %s",
                             m.error_line, m.error);
       goto done;
@@ -281,7 +234,7 @@ split_module (const char *code, size_t len)
      text is written.  */
   in_core = calloc (m.nstmts, sizeof *in_core);
   if (in_core == NULL)
-    out_of_memory ();
+    dice_die_memory ();
   for (size_t k = 0; k < v.n; k++)
     {
       const struct dice_pytok *t = &m.toks[v.toks[k]];
@@ -359,11 +312,11 @@ split_module (const char *code, size_t len)
     }
 
   /* The source variables, in the order of their assignments.  */
-  names = checked (json_array ());
+  names = xcheck (json_array ());
   for (size_t i = lo; i <= hi; i++)
     for (size_t k = 0; k < v.n; k++)
       if (assigned_at[k] == i)
-        json_array_append_new (names, checked (json_string
+        json_array_append_new (names, xcheck (json_string
                                                (tok_text (&m, v.toks[k], name,
                                                           sizeof name))));
   {
@@ -451,7 +404,7 @@ holds_source (const struct dice_fenced_block *b, const json_t *names)
    with no block at all, the text after the reasoning.  *BLOCK says whether
    it came from a block.  */
 static void
-completion_core (const char *text, const json_t *names, struct buf *out,
+completion_core (const char *text, const json_t *names, struct xbuf *out,
                  bool *block)
 {
   const char *end = text + strlen (text);
@@ -462,7 +415,7 @@ completion_core (const char *text, const json_t *names, struct buf *out,
     || (answer != text && dice_fenced_block_find (text, end, &chosen));
   if (!*block)
     {
-      buf_puts (out, answer);
+      xbuf_puts (out, answer);
       return;
     }
   for (b = chosen; ; )
@@ -478,7 +431,7 @@ completion_core (const char *text, const json_t *names, struct buf *out,
 
       if (strip > chosen.indent)
         strip = chosen.indent;
-      buf_add (out, l + strip, (size_t) (next_line (l) - l) - strip);
+      xbuf_add (out, l + strip, (size_t) (next_line (l) - l) - strip);
     }
 }
 
@@ -545,7 +498,7 @@ core_form (const char *text, size_t len)
   if (dice_pymod_parse (&m, text, len) != 0)
     {
       if (m.error[0] == '\0')
-        out_of_memory ();
+        dice_die_memory ();
       dice_pymod_free (&m);
       return CORE_SOURCE;
     }
@@ -578,7 +531,7 @@ done:
    contain, else an escaped one.  SRC's last line is ended so the closing
    quotes stand alone and cannot merge with a quote or backslash in it.  */
 static void
-add_source_literal (struct buf *b, const char *src, size_t len)
+add_source_literal (struct xbuf *b, const char *src, size_t len)
 {
   bool ends_line = len > 0 && src[len - 1] == '\n';
   const char *quotes = NULL;
@@ -589,26 +542,26 @@ add_source_literal (struct buf *b, const char *src, size_t len)
     quotes = "'''";
   if (quotes)
     {
-      buf_puts (b, "r");
-      buf_puts (b, quotes);
+      xbuf_puts (b, "r");
+      xbuf_puts (b, quotes);
       if (len == 0 || src[0] != '\n')
-        buf_puts (b, "\n");
-      buf_add (b, src, len);
+        xbuf_puts (b, "\n");
+      xbuf_add (b, src, len);
       if (!ends_line)
-        buf_puts (b, "\n");
-      buf_puts (b, quotes);
+        xbuf_puts (b, "\n");
+      xbuf_puts (b, quotes);
       return;
     }
-  buf_puts (b, "\"\"\"\n");
+  xbuf_puts (b, "\"\"\"\n");
   for (size_t i = 0; i < len; i++)
     {
       if (src[i] == '\\' || src[i] == '"')
-        buf_add (b, "\\", 1);
-      buf_add (b, src + i, 1);
+        xbuf_add (b, "\\", 1);
+      xbuf_add (b, src + i, 1);
     }
   if (!ends_line)
-    buf_puts (b, "\n");
-  buf_puts (b, "\"\"\"");
+    xbuf_puts (b, "\n");
+  xbuf_puts (b, "\"\"\"");
 }
 
 /* The object for infill.joined, and *CODE (a new string, or NULL).  */
@@ -624,8 +577,8 @@ join_core (const json_t *rec, char **code)
   size_t len;
   bool block;
   enum core_form form;
-  struct buf extracted = { NULL, 0, 0 }, core = { NULL, 0, 0 };
-  struct buf whole = { NULL, 0, 0 };
+  struct xbuf extracted = { NULL, 0, 0 }, core = { NULL, 0, 0 };
+  struct xbuf whole = { NULL, 0, 0 };
   json_t *joined;
 
   *code = NULL;
@@ -674,19 +627,19 @@ join_core (const json_t *rec, char **code)
                               "statements can replace it",
                               json_array_size (names));
         }
-      buf_puts (&core, name);
-      buf_puts (&core, " = ");
+      xbuf_puts (&core, name);
+      xbuf_puts (&core, " = ");
       if (form == CORE_LITERAL)
-        buf_add (&core, start, len);
+        xbuf_add (&core, start, len);
       else
         add_source_literal (&core, start, len);
     }
   else
-    buf_add (&core, start, len);
-  buf_puts (&core, "\n");
-  buf_puts (&whole, prefix);
-  buf_add (&whole, core.data, core.len);
-  buf_puts (&whole, suffix);
+    xbuf_add (&core, start, len);
+  xbuf_puts (&core, "\n");
+  xbuf_puts (&whole, prefix);
+  xbuf_add (&whole, core.data, core.len);
+  xbuf_puts (&whole, suffix);
   joined = json_pack ("{s:s%, s:b, s:b}", "core", core.data, core.len,
                       "block", block, "wrapped", form != CORE_PYTHON);
   free (core.data);
@@ -709,14 +662,14 @@ join_record (json_t *rec)
 
   if (!json_is_object (infill))
     {
-      infill = checked (json_object ());
+      infill = xcheck (json_object ());
       dice_record_set (rec, "infill", infill);
     }
   if (json_object_set_new (infill, "joined", joined) != 0)
-    out_of_memory ();
+    dice_die_memory ();
   if (code == NULL)
     records_failed++;
-  dice_record_set (rec, "code", checked (code ? json_string (code)
+  dice_record_set (rec, "code", xcheck (code ? json_string (code)
                                          : json_null ()));
   free (code);
 }
@@ -773,16 +726,7 @@ main (int argc, char **argv)
         join_mode = true;
         break;
       default:
-        switch (dice_common_option (c, usage))
-          {
-          case DICE_OPTION_HANDLED:
-            break;
-          case DICE_OPTION_EXIT_OK:
-            return DICE_EXIT_OK;
-          case DICE_OPTION_UNKNOWN:
-            dice_try_help ();
-            return DICE_EXIT_TROUBLE;
-          }
+        dice_cli_common_option (c, usage);
       }
 
   if (optind == argc)

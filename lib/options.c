@@ -53,6 +53,15 @@ dice_print_common_help (bool filter)
 }
 
 void
+dice_print_shard_help (void)
+{
+  fputs ("\
+      --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
+                           by id and sample.index, whatever the input order\n",
+         stdout);
+}
+
+void
 dice_print_help_tail (void)
 {
   printf ("\n\

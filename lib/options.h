@@ -62,6 +62,9 @@ enum dice_option_result dice_common_option (int c, void (*usage) (void));
    --unbuffered.  */
 void dice_print_common_help (bool filter);
 
+/* The --help line for --shard (DICE_SHARD_LONG_OPTIONS).  */
+void dice_print_shard_help (void);
+
 /* The closing lines of --help: exit statuses and where to report bugs.  */
 void dice_print_help_tail (void);
 

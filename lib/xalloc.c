@@ -39,3 +39,34 @@ xstrdup (const char *s)
     dice_die_memory ();
   return copy;
 }
+
+void *
+xcheck (void *p)
+{
+  if (p == NULL)
+    dice_die_memory ();
+  return p;
+}
+
+void
+xbuf_add (struct xbuf *b, const char *s, size_t n)
+{
+  if (b->len + n + 1 > b->cap)
+    {
+      size_t cap = b->cap ? b->cap : 256;
+
+      while (cap < b->len + n + 1)
+        cap *= 2;
+      b->data = xrealloc (b->data, cap);
+      b->cap = cap;
+    }
+  memcpy (b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+void
+xbuf_puts (struct xbuf *b, const char *s)
+{
+  xbuf_add (b, s, strlen (s));
+}
