@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "hexdigits.h"
 #include "jsonpick.h"
 
 enum
@@ -46,35 +47,14 @@ skip_space (struct scan *s)
   s->spaced |= s->p != start;
 }
 
-static int
-hex_value (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
 
 /* Read 4 hex digits after "\u" at P; -1 if they are not there.  */
 static long
 unicode_escape (const char *p, const char *end)
 {
-  long v = 0;
-
-  if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
+  if (end - p < 2 || p[0] != '\\' || p[1] != 'u')
     return -1;
-  for (int i = 2; i < 6; i++)
-    {
-      int h = hex_value (p[i]);
-
-      if (h < 0)
-        return -1;
-      v = 16 * v + h;
-    }
-  return v;
+  return dice_hex_digits (p + 2, (size_t) (end - p - 2), 4);
 }
 
 /* The length of the valid UTF-8 sequence at P (first byte >= 0x80), or
@@ -242,6 +222,46 @@ scan_literal (struct scan *s, const char *word)
 static bool scan_value (struct scan *s, pick_set active, int level,
                         struct dice_pick *pick);
 
+/* Enter the object or array whose opening bracket is at S->p; false when
+   it nests too deep.  *EMPTY says whether CLOSE follows at once (then it
+   is read and the container left).  */
+static bool
+scan_open (struct scan *s, char close, bool *empty)
+{
+  if (++s->depth > MAX_DEPTH)
+    return false;
+  s->p++;
+  skip_space (s);
+  *empty = s->p < s->end && *s->p == close;
+  if (*empty)
+    {
+      s->p++;
+      s->depth--;
+    }
+  return true;
+}
+
+/* After a member or an element: 1 at a comma (another follows), 0 at CLOSE
+   (the container is left), -1 at anything else.  */
+static int
+scan_next (struct scan *s, char close)
+{
+  skip_space (s);
+  if (s->p < s->end && *s->p == ',')
+    {
+      s->p++;
+      skip_space (s);
+      return 1;
+    }
+  if (s->p < s->end && *s->p == close)
+    {
+      s->p++;
+      s->depth--;
+      return 0;
+    }
+  return -1;
+}
+
 /* Scan an object at nesting LEVEL of the picked paths (0 for the
    record); ACTIVE are the picks whose paths lead through it.  */
 static bool
@@ -253,17 +273,12 @@ scan_object (struct scan *s, pick_set active, int level)
     size_t len;
   } keys[MAX_KEYS];
   size_t nkeys = 0;
+  bool empty;
 
-  if (++s->depth > MAX_DEPTH)
+  if (!scan_open (s, '}', &empty))
     return false;
-  s->p++;
-  skip_space (s);
-  if (s->p < s->end && *s->p == '}')
-    {
-      s->p++;
-      s->depth--;
-      return true;
-    }
+  if (empty)
+    return true;
   for (;;)
     {
       const char *key;
@@ -303,54 +318,30 @@ scan_object (struct scan *s, pick_set active, int level)
       skip_space (s);
       if (!scan_value (s, below, level + 1, pick))
         return false;
-      skip_space (s);
-      if (s->p < s->end && *s->p == ',')
-        {
-          s->p++;
-          skip_space (s);
-          continue;
-        }
-      if (s->p < s->end && *s->p == '}')
-        {
-          s->p++;
-          s->depth--;
-          return true;
-        }
-      return false;
+      int next = scan_next (s, '}');
+
+      if (next <= 0)
+        return next == 0;
     }
 }
 
 static bool
 scan_array (struct scan *s)
 {
-  if (++s->depth > MAX_DEPTH)
+  bool empty;
+
+  if (!scan_open (s, ']', &empty))
     return false;
-  s->p++;
-  skip_space (s);
-  if (s->p < s->end && *s->p == ']')
-    {
-      s->p++;
-      s->depth--;
-      return true;
-    }
+  if (empty)
+    return true;
   for (;;)
     {
       if (!scan_value (s, 0, 0, NULL))
         return false;
-      skip_space (s);
-      if (s->p < s->end && *s->p == ',')
-        {
-          s->p++;
-          skip_space (s);
-          continue;
-        }
-      if (s->p < s->end && *s->p == ']')
-        {
-          s->p++;
-          s->depth--;
-          return true;
-        }
-      return false;
+      int next = scan_next (s, ']');
+
+      if (next <= 0)
+        return next == 0;
     }
 }
 

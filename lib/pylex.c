@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 
+#include "hexdigits.h"
 #include "pylex.h"
 
 /* Nested f-strings deeper than this are refused rather than recursed into
@@ -707,36 +708,7 @@ put_utf8 (char *out, unsigned long cp)
   return 4;
 }
 
-static int
-hex_value (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
 
-/* The value of the N hex digits at S, or -1 if they are not all digits.  */
-static long
-hex_digits (const char *s, size_t avail, size_t n)
-{
-  long v = 0;
-
-  if (avail < n)
-    return -1;
-  for (size_t i = 0; i < n; i++)
-    {
-      int d = hex_value (s[i]);
-
-      if (d < 0)
-        return -1;
-      v = v * 16 + d;
-    }
-  return v;
-}
 
 char *
 dice_pystring_value (const char *src, const struct dice_pytok *tok,
@@ -812,7 +784,7 @@ dice_pystring_value (const char *src, const struct dice_pytok *tok,
         case 'U':
           {
             size_t n = *s == 'x' ? 2 : *s == 'u' ? 4 : 8;
-            long v = hex_digits (s + 1, (size_t) (end - s - 1), n);
+            long v = dice_hex_digits (s + 1, (size_t) (end - s - 1), n);
 
             /* \u and \U mean nothing in bytes; a bad escape is kept as
                written (CPython rejects it; a tool only reads it).  The
