@@ -10,6 +10,9 @@ AM_TESTS_ENVIRONMENT = \
 	DICE_TOOLS='$(bin_PROGRAMS)'; \
 	. '$(abs_top_srcdir)/t/test-env.sh';
 
+# A test program links libdice unless it says otherwise.
+LDADD = $(DICE_LIBS)
+
 unit_tests =
 shell_tests =
 test_helpers = t/test-lib.sh t/test-env.sh t/run-tests.sh
@@ -19,9 +22,7 @@ unit_tests += \
 	t/t0001-lib-jsonl.t \
 	t/t0002-lib-template.t
 t_t0001_lib_jsonl_t_SOURCES = t/t0001-lib-jsonl.c t/tap.h
-t_t0001_lib_jsonl_t_LDADD = $(DICE_LIBS)
 t_t0002_lib_template_t_SOURCES = t/t0002-lib-template.c t/tap.h
-t_t0002_lib_template_t_LDADD = $(DICE_LIBS)
 shell_tests += \
 	t/t0100-common-options.t \
 	t/t0200-docs.t \
@@ -40,7 +41,6 @@ test_helpers += t/verify-examples.py
 # dice-sample and the local sampler
 unit_tests += t/t0004-lib-extract.t
 t_t0004_lib_extract_t_SOURCES = t/t0004-lib-extract.c t/tap.h
-t_t0004_lib_extract_t_LDADD = $(DICE_LIBS)
 shell_tests += \
 	t/t2000-sample-options.t \
 	t/t2100-sample-http.t \
@@ -60,12 +60,9 @@ unit_tests += \
 	t/t0003-lib-pylex.t \
 	t/t0005-lib-pymod.t
 t_t0003_lib_pylex_t_SOURCES = t/t0003-lib-pylex.c t/tap.h
-t_t0003_lib_pylex_t_LDADD = $(DICE_LIBS)
 t_t0005_lib_pymod_t_SOURCES = t/t0005-lib-pymod.c t/tap.h
-t_t0005_lib_pymod_t_LDADD = $(DICE_LIBS)
 check_PROGRAMS += t/pylex-tokens
 t_pylex_tokens_SOURCES = t/pylex-tokens.c
-t_pylex_tokens_LDADD = $(DICE_LIBS)
 shell_tests += \
 	t/t3000-split-modules.t \
 	t/t3010-split-examples.t \
@@ -81,11 +78,8 @@ unit_tests += \
 	t/t0011-lib-jsonpick.t \
 	t/t0012-lib-strmap.t
 t_t0010_lib_stats_t_SOURCES = t/t0010-lib-stats.c t/tap.h
-t_t0010_lib_stats_t_LDADD = $(DICE_LIBS)
 t_t0011_lib_jsonpick_t_SOURCES = t/t0011-lib-jsonpick.c t/tap.h
-t_t0011_lib_jsonpick_t_LDADD = $(DICE_LIBS)
 t_t0012_lib_strmap_t_SOURCES = t/t0012-lib-strmap.c t/tap.h
-t_t0012_lib_strmap_t_LDADD = $(DICE_LIBS)
 shell_tests += \
 	t/t7000-score-metrics.t \
 	t/t7100-score-formats.t \
@@ -107,7 +101,6 @@ shell_tests += \
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t
 t_t5001_check_sandbox_t_SOURCES = t/t5001-check-sandbox.c t/tap.h
-t_t5001_check_sandbox_t_LDADD = $(DICE_LIBS)
 shell_tests += \
 	t/t4000-compile-cpu.t \
 	t/t4100-compile-protocol.t \
@@ -151,28 +144,30 @@ clean-test-trash:
 
 # dice-check: deception (robust check)
 shell_tests += t/t5300-check-deception.t t/t5950-check-deception-gpu.t
-shell_tests += t/t5810-check-alloc.t
-shell_tests += t/t0300-shard.t
-shell_tests += t/t0400-resume-provenance.t
-shell_tests += t/t0410-progress.t
-EXTRA_DIST += t/pty-screen.py
 EXTRA_DIST += t/deception
+
+# the cluster: the job's allocation, --shard, --resume, progress
+shell_tests += \
+	t/t5810-check-alloc.t \
+	t/t0300-shard.t \
+	t/t0400-resume-provenance.t \
+	t/t0410-progress.t
+EXTRA_DIST += t/pty-screen.py
 
 # the robust check's static scan
 unit_tests += t/t0013-lib-pyscan.t
 t_t0013_lib_pyscan_t_SOURCES = t/t0013-lib-pyscan.c t/tap.h
-t_t0013_lib_pyscan_t_LDADD = $(DICE_LIBS)
+check_PROGRAMS += t/pyscan-dump
+t_pyscan_dump_SOURCES = t/pyscan-dump.c
+shell_tests += t/t0014-pyscan-examples.t
 
 # shared policy: secret names, redaction, numeric option values
 unit_tests += t/t0016-lib-policy.t
 t_t0016_lib_policy_t_SOURCES = t/t0016-lib-policy.c t/tap.h
 t_t0016_lib_policy_t_LDADD = $(DICE_LIBS) -lm
+
 # the job's allocation: GPUs, CPUs, memory
 unit_tests += t/t0017-lib-alloc.t
 t_t0017_lib_alloc_t_SOURCES = t/t0017-lib-alloc.c t/tap.h
-t_t0017_lib_alloc_t_LDADD = $(DICE_LIBS)
-check_PROGRAMS += t/pyscan-dump
-t_pyscan_dump_SOURCES = t/pyscan-dump.c
-t_pyscan_dump_LDADD = $(DICE_LIBS)
-shell_tests += t/t0014-pyscan-examples.t
+
 EXTRA_DIST += t/curate
