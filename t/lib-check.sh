@@ -26,6 +26,25 @@ candidate () {
 		"        ${2:-return torch.relu(x)}"
 }
 
+# fake_harness_env: every run of this test uses the stand-in harness that
+# fake_harness writes to ./fake, and a build cache in ./cache; the test is
+# skipped without jq or Python.
+fake_harness_env () {
+	test_have_prereq JQ || skip_all 'jq is needed'
+	"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
+	DICE_DATADIR=fake && export DICE_DATADIR &&
+	DICE_CACHE=$PWD/cache && export DICE_CACHE
+}
+
+# fake_timing REF NEW [DEVICE]: a Python dict expression, what the harness
+# reports of one timing run: the raw samples REF and NEW (Python lists,
+# None, or names of such values), the same as event times, on DEVICE
+# (default "cpu: fake").
+fake_timing () {
+	printf "{'status': 'ok', 'ref': %s, 'new': %s, 'ref_event': %s, 'new_event': %s, 'threads': False, 'device': '%s', 'torch': 'fake', 'cuda': None, 'driver': None}" \
+		"$1" "$2" "$1" "$2" "${3-cpu: fake}"
+}
+
 # fake_harness DIR: a stand-in for share/dice/python/dice_harness that
 # speaks the protocol of dice(7) without torch, so that what C decides
 # can be tested quickly and exactly.  Its builder (--builder, started
@@ -88,6 +107,16 @@ if test -f "$DICE_DATADIR/python/dice_harness/__main__.py" &&
 		test_set_prereq CXXBUILD
 	fi
 fi
+
+# cpu_harness_env: every run of this test uses the real harness on a CPU
+# torch that builds C++ extensions, and a build cache in ./cache; the test
+# is skipped where that cannot be.
+cpu_harness_env () {
+	test_have_prereq JQ || skip_all 'jq is needed'
+	test_have_prereq HARNESS || skip_all 'needs torch and the harness'
+	test_have_prereq CXXBUILD || skip_all 'torch cannot build C++ extensions here'
+	DICE_CACHE=$PWD/cache && export DICE_CACHE
+}
 
 # The C++ extension the CPU candidates share, so that the build cache
 # turns every build after the first into a hit.  shifted_relu(x, s) is

@@ -3,11 +3,7 @@ test_description='progress on standard error: log lines, a terminal line per sta
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
-
-DICE_DATADIR=fake; export DICE_DATADIR
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+fake_harness_env
 # The claim files of the terminal slots go here, not into /tmp.
 XDG_RUNTIME_DIR=$PWD/run; export XDG_RUNTIME_DIR
 

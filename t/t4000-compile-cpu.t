@@ -3,11 +3,7 @@ test_description='dice-compile on a CPU torch: builds, the cache, compiler error
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-test_have_prereq HARNESS || skip_all 'needs torch and the harness'
-test_have_prereq CXXBUILD || skip_all 'torch cannot build C++ extensions here'
-
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+cpu_harness_env
 compile () { dice-compile -q --device cpu "$@"; }
 
 # A source with an error on its line 3: line 4 of the main.cpp that

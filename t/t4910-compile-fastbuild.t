@@ -3,11 +3,7 @@ test_description='builds: the precompiled-header path, its fallbacks, first use 
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-test_have_prereq HARNESS || skip_all 'needs torch and the harness'
-test_have_prereq CXXBUILD || skip_all 'torch cannot build C++ extensions here'
-
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+cpu_harness_env
 compile () { dice-compile -q --device cpu "$@"; }
 EXAMPLES=${DICE_DATADIR:-$TEST_SRCDIR/../share/dice}/examples/cpu
 PROBLEMS=${DICE_DATADIR:-$TEST_SRCDIR/../share/dice}/problems

@@ -3,12 +3,8 @@ test_description='dice-check on a CPU torch: statuses of C++ candidates'
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-test_have_prereq HARNESS || skip_all 'needs torch and the harness'
-test_have_prereq CXXBUILD || skip_all 'torch cannot build C++ extensions here'
-
 # One cache for the script: only the first candidate builds.
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+cpu_harness_env
 check () { dice-check -q --device cpu --memory 4G "$@"; }
 
 # status_of FILE: "id status" lines.

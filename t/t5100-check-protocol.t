@@ -3,12 +3,7 @@ test_description='dice-check: what C decides, with a stand-in harness (no torch)
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
-
-# Every run uses the stand-in harness and a cache in the scratch directory.
-DICE_DATADIR=fake; export DICE_DATADIR
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+fake_harness_env
 
 test_expect_success 'setup' '
 	fake_harness fake &&

@@ -3,11 +3,7 @@ test_description='dice-check and dice-compile: the GPUs of the allocation, from 
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
-
-DICE_DATADIR=fake; export DICE_DATADIR
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+fake_harness_env
 unset CUDA_VISIBLE_DEVICES SLURM_STEP_GPUS SLURM_JOB_GPUS GPU_DEVICE_ORDINAL
 
 # Each candidate reports the CUDA_VISIBLE_DEVICES its worker was given.

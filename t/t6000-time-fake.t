@@ -3,11 +3,7 @@ test_description='dice-time: what C decides, with a stand-in harness (no torch)'
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
-
-DICE_DATADIR=fake; export DICE_DATADIR
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+fake_harness_env
 
 # fake_time REF NEW [EXTRA]: candidate code for the stand-in harness that
 # reports the raw samples REF and NEW (Python lists, or None), with the
@@ -15,7 +11,7 @@ DICE_CACHE=$PWD/cache; export DICE_CACHE
 # otherwise (the stand-in's builder saves the job in the cache).
 fake_time () {
 	printf '%s\n' "import json" \
-		"t = {'status': 'ok', 'ref': $1, 'new': $2, 'ref_event': $1, 'new_event': $2, 'threads': False, 'device': 'cpu: fake', 'torch': 'fake', 'cuda': None, 'driver': None}" \
+		"t = $(fake_timing "$1" "$2")" \
 		"t.update({${3-}})" \
 		"RESULT = json.dumps({'compile': {'ok': True}, 'time': t})"
 }

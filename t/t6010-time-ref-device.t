@@ -3,16 +3,12 @@ test_description='dice-time --ref-times: reference times from another kind of de
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
-
-DICE_DATADIR=fake; export DICE_DATADIR
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+fake_harness_env
 
 # A stand-in timing run on DEVICE: the reference REF ms, the candidate NEW.
 fake_time () {
 	printf '%s\n' "import json" \
-		"t = {'status': 'ok', 'ref': $1, 'new': $2, 'ref_event': $1, 'new_event': $2, 'threads': False, 'device': '$3', 'torch': 'fake', 'cuda': None, 'driver': None}" \
+		"t = $(fake_timing "$1" "$2" "$3")" \
 		"RESULT = json.dumps({'compile': {'ok': True}, 'time': t})"
 }
 

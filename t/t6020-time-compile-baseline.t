@@ -3,11 +3,7 @@ test_description='dice-time --baseline compile on a torch that cannot compile: o
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
-
-DICE_DATADIR=fake; export DICE_DATADIR
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+fake_harness_env
 
 # fake_torch DIR BODY: a torch package in DIR whose __init__ is BODY, put
 # first on the interpreter's path the way a real one would be found.

@@ -3,11 +3,7 @@ test_description='dice-time --runs and the re-time above --max-speedup: fresh pr
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-"$DICE_PYTHON" -c 'import json' 2>/dev/null || skip_all "no Python ($DICE_PYTHON)"
-
-DICE_DATADIR=fake; export DICE_DATADIR
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+fake_harness_env
 
 # by_run FIRST LATER: candidate code for the stand-in harness whose first
 # run reports the time dict FIRST and every later one LATER (Python
@@ -28,7 +24,7 @@ by_run () {
 		"    time.sleep(0.05)" \
 		"later = count() >= 2" \
 		"def side(ref, new):" \
-		"    return {'status': 'ok', 'ref': ref, 'new': new, 'ref_event': ref, 'new_event': new, 'threads': False, 'device': 'cpu: fake', 'torch': 'fake', 'cuda': None, 'driver': None}" \
+		"    return $(fake_timing ref new)" \
 		"t = $2 if later else $1" \
 		"RESULT = json.dumps({'compile': {'ok': True}, 'time': t})"
 }

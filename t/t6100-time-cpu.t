@@ -3,11 +3,7 @@ test_description='dice-time on a CPU torch: real timings of C++ candidates'
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-test_have_prereq HARNESS || skip_all 'needs torch and the harness'
-test_have_prereq CXXBUILD || skip_all 'torch cannot build C++ extensions here'
-
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+cpu_harness_env
 tm () { dice-time -q --device cpu --all "$@"; }
 
 # ReLU of 2^20 elements: large enough that the C++ loop, not Python,

@@ -3,12 +3,7 @@ test_description='dice-time: what the timing run catches reaches the record, and
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
 . "$TEST_SRCDIR/lib-check.sh"
 
-test_have_prereq JQ || skip_all 'jq is needed'
-test_have_prereq HARNESS || skip_all 'needs torch and the harness'
-
-test_have_prereq CXXBUILD || skip_all 'torch cannot build C++ extensions here'
-
-DICE_CACHE=$PWD/cache; export DICE_CACHE
+cpu_harness_env
 SOLUTION=$TEST_SRCDIR/../share/dice/examples/cpu/level1/1_ReLU.py
 REF=$(cat "$TEST_SRCDIR/../share/dice/problems/level1/1_ReLU.py")
 
