@@ -176,6 +176,146 @@ split_error (const char *fmt, ...)
   return xcheck (json_pack ("{s:s}", "error", why));
 }
 
+/* The variables of the source argument ARG (WHAT, of CALL) into V; NULL,
+   or an error object when there are none to follow.  */
+static json_t *
+source_names (const struct dice_pymod *m, const struct dice_pycall *call,
+              const struct dice_pyarg *arg, const char *what, struct names *v)
+{
+  unsigned long call_line = m->toks[call->name_tok].line;
+
+  collect_names (m, arg->first_tok, arg->end_tok, v);
+  if (v->n > 0)
+    return NULL;
+  if (strings_in (m, arg->first_tok, arg->end_tok))
+    return split_error ("the %s of load_inline (line %lu) are a literal in "
+                        "the call, not a variable whose assignment could "
+                        "be the core", what, call_line);
+  return split_error ("cannot tell where the %s of load_inline (line %lu) "
+                      "come from", what, call_line);
+}
+
+/* Follow each variable of V to its assignment, and an assignment made of
+   variables alone (a = b + c) to theirs, adding those to V: the core is
+   where the source text is written.  Marks those statements, and the
+   additions to them (src += ...) before CALL, in IN_CORE; ASSIGNED_AT[K]
+   is the statement that assigns V's variable K.  NULL, or an error
+   object.  */
+static json_t *
+mark_assignments (const struct dice_pymod *m, const struct dice_pycall *call,
+                  const char *what, struct names *v, bool *in_core,
+                  size_t *assigned_at)
+{
+  unsigned long call_line = m->toks[call->name_tok].line;
+  char name[72];
+
+  for (size_t k = 0; k < v->n; k++)
+    {
+      const struct dice_pytok *t = &m->toks[v->toks[k]];
+      const char *id = m->src + t->start;
+      size_t idlen = t->end - t->start;
+      size_t value_tok, value_end;
+      size_t at = dice_pymod_last_assignment (m, id, idlen, call->stmt,
+                                              &value_tok, &value_end);
+
+      if (at == DICE_PYMOD_NONE)
+        at = dice_pymod_last_assignment (m, id, idlen, m->nstmts,
+                                         &value_tok, &value_end);
+      if (at == DICE_PYMOD_NONE)
+        return split_error ("'%s' (in the %s of load_inline, line %lu) is "
+                            "not assigned at the top level of the module",
+                            tok_text (m, v->toks[k], name, sizeof name),
+                            what, call_line);
+      if (at == call->stmt)
+        return split_error ("'%s' is assigned in the statement that calls "
+                            "load_inline (line %lu)",
+                            tok_text (m, v->toks[k], name, sizeof name),
+                            call_line);
+      in_core[at] = true;
+      assigned_at[k] = at;
+      for (size_t j = at + 1; j < m->nstmts && j != call->stmt; j++)
+        {
+          const struct dice_pytok *target;
+
+          if (m->stmts[j].kind != DICE_PYSTMT_AUGASSIGN)
+            continue;
+          target = &m->toks[m->stmts[j].name_tok];
+          if (target->end - target->start == idlen
+              && memcmp (m->src + target->start, id, idlen) == 0)
+            in_core[j] = true;
+        }
+      /* Names read by a value without a literal are followed too.  */
+      if (strings_in (m, value_tok, value_end) == 0)
+        collect_names (m, value_tok, value_end, v);
+    }
+  return NULL;
+}
+
+/* The statements *LO to *HI that IN_CORE spans (at least one is marked),
+   which must be one stretch of simple statements before or after CALL.
+   NULL, or an error object.  */
+static json_t *
+core_span (const struct dice_pymod *m, const struct dice_pycall *call,
+           const char *what, const bool *in_core, size_t *lo, size_t *hi)
+{
+  *lo = SIZE_MAX;
+  *hi = 0;
+  for (size_t i = 0; i < m->nstmts; i++)
+    if (in_core[i])
+      {
+        if (*lo == SIZE_MAX)
+          *lo = i;
+        *hi = i;
+      }
+  for (size_t i = *lo; i <= *hi; i++)
+    {
+      const struct dice_pystmt *s = &m->stmts[i];
+
+      if (i == call->stmt)
+        return split_error ("the %s are assigned both before and after the "
+                            "load_inline call (line %lu)", what,
+                            m->toks[call->name_tok].line);
+      if (s->kind == DICE_PYSTMT_DEF || s->kind == DICE_PYSTMT_CLASS
+          || s->kind == DICE_PYSTMT_COMPOUND)
+        return split_error ("the assignments of the %s (lines %lu to %lu) "
+                            "are separated by %s (line %lu)", what,
+                            m->stmts[*lo].line, m->stmts[*hi].line,
+                            kind_words (s->kind), s->line);
+    }
+  return NULL;
+}
+
+/* The infill object of module CODE (LEN bytes) whose core is statements LO
+   to HI, assigning the variables V (ASSIGNED_AT as mark_assignments
+   left it) of the source argument WHAT.  */
+static json_t *
+infill_object (const struct dice_pymod *m, const char *code, size_t len,
+               const char *what, const struct names *v,
+               const size_t *assigned_at, size_t lo, size_t hi)
+{
+  size_t start = m->stmts[lo].start, end = m->stmts[hi].end;
+  char name[72];
+  json_t *names = xcheck (json_array ()), *result;
+
+  /* The source variables, in the order of their assignments.  */
+  for (size_t i = lo; i <= hi; i++)
+    for (size_t k = 0; k < v->n; k++)
+      if (assigned_at[k] == i)
+        json_array_append_new (names, xcheck (json_string
+                                               (tok_text (m, v->toks[k], name,
+                                                          sizeof name))));
+  result = json_pack ("{s:s%, s:s%, s:s%, s:s, s:o, s:I}",
+                      "prefix", code, start,
+                      "core", code + start, end - start,
+                      "suffix", code + end, len - end,
+                      "source", what,
+                      "names", names,
+                      "line", (json_int_t) m->stmts[lo].line);
+  if (result == NULL)
+    result = split_error ("the module is not valid UTF-8");
+  return result;
+}
+
 /* The infill object for module CODE (LEN bytes): {prefix, core, suffix,
    source, names, line}, or {error}.  */
 static json_t *
@@ -186,12 +326,10 @@ split_module (const char *code, size_t len)
   const char *what = NULL;
   const struct dice_pyarg *arg;
   struct names v = { .n = 0 };
-  size_t lo = SIZE_MAX, hi = 0;
-  unsigned long call_line;
-  char name[72];
+  size_t lo, hi;
   bool *in_core = NULL;
   size_t assigned_at[DICE_ARRAY_SIZE (v.toks)];
-  json_t *result = NULL, *names;
+  json_t *result;
 
   if (dice_pymod_parse (&m, code, len) != 0)
     {
@@ -214,124 +352,12 @@ split_module (const char *code, size_t len)
                               "cpp_sources");
       goto done;
     }
-  call_line = m.toks[call->name_tok].line;
-  collect_names (&m, arg->first_tok, arg->end_tok, &v);
-  if (v.n == 0)
-    {
-      if (strings_in (&m, arg->first_tok, arg->end_tok))
-        result = split_error ("the %s of load_inline (line %lu) are a "
-                              "literal in the call, not a variable whose "
-                              "assignment could be the core",
-                              what, call_line);
-      else
-        result = split_error ("cannot tell where the %s of load_inline "
-                              "(line %lu) come from", what, call_line);
-      goto done;
-    }
-
-  /* Follow each variable to its assignment, and an assignment made of
-     variables alone (a = b + c) to theirs: the core is where the source
-     text is written.  */
-  in_core = calloc (m.nstmts, sizeof *in_core);
-  if (in_core == NULL)
-    dice_die_memory ();
-  for (size_t k = 0; k < v.n; k++)
-    {
-      const struct dice_pytok *t = &m.toks[v.toks[k]];
-      const char *id = m.src + t->start;
-      size_t idlen = t->end - t->start;
-      size_t value_tok, value_end;
-      size_t at = dice_pymod_last_assignment (&m, id, idlen, call->stmt,
-                                              &value_tok, &value_end);
-
-      if (at == DICE_PYMOD_NONE)
-        at = dice_pymod_last_assignment (&m, id, idlen, m.nstmts,
-                                         &value_tok, &value_end);
-      if (at == DICE_PYMOD_NONE)
-        {
-          result = split_error ("'%s' (in the %s of load_inline, line %lu) "
-                                "is not assigned at the top level of the "
-                                "module",
-                                tok_text (&m, v.toks[k], name, sizeof name),
-                                what, call_line);
-          goto done;
-        }
-      if (at == call->stmt)
-        {
-          result = split_error ("'%s' is assigned in the statement that "
-                                "calls load_inline (line %lu)",
-                                tok_text (&m, v.toks[k], name, sizeof name),
-                                call_line);
-          goto done;
-        }
-      in_core[at] = true;
-      assigned_at[k] = at;
-      /* Later additions (src += ...) before the call are part of it.  */
-      for (size_t j = at + 1; j < m.nstmts && j != call->stmt; j++)
-        {
-          const struct dice_pytok *target;
-
-          if (m.stmts[j].kind != DICE_PYSTMT_AUGASSIGN)
-            continue;
-          target = &m.toks[m.stmts[j].name_tok];
-          if (target->end - target->start == idlen
-              && memcmp (m.src + target->start, id, idlen) == 0)
-            in_core[j] = true;
-        }
-      /* Names read by a value without a literal are followed too.  */
-      if (strings_in (&m, value_tok, value_end) == 0)
-        collect_names (&m, value_tok, value_end, &v);
-    }
-  for (size_t i = 0; i < m.nstmts; i++)
-    if (in_core[i])
-      {
-        if (lo == SIZE_MAX)
-          lo = i;
-        hi = i;
-      }
-  for (size_t i = lo; i <= hi; i++)
-    {
-      const struct dice_pystmt *s = &m.stmts[i];
-
-      if (i == call->stmt)
-        {
-          result = split_error ("the %s are assigned both before and after "
-                                "the load_inline call (line %lu)", what,
-                                call_line);
-          goto done;
-        }
-      if (s->kind == DICE_PYSTMT_DEF || s->kind == DICE_PYSTMT_CLASS
-          || s->kind == DICE_PYSTMT_COMPOUND)
-        {
-          result = split_error ("the assignments of the %s (lines %lu to "
-                                "%lu) are separated by %s (line %lu)", what,
-                                m.stmts[lo].line, m.stmts[hi].line,
-                                kind_words (s->kind), s->line);
-          goto done;
-        }
-    }
-
-  /* The source variables, in the order of their assignments.  */
-  names = xcheck (json_array ());
-  for (size_t i = lo; i <= hi; i++)
-    for (size_t k = 0; k < v.n; k++)
-      if (assigned_at[k] == i)
-        json_array_append_new (names, xcheck (json_string
-                                               (tok_text (&m, v.toks[k], name,
-                                                          sizeof name))));
-  {
-    size_t start = m.stmts[lo].start, end = m.stmts[hi].end;
-
-    result = json_pack ("{s:s%, s:s%, s:s%, s:s, s:o, s:I}",
-                        "prefix", code, start,
-                        "core", code + start, end - start,
-                        "suffix", code + end, len - end,
-                        "source", what,
-                        "names", names,
-                        "line", (json_int_t) m.stmts[lo].line);
-    if (result == NULL)
-      result = split_error ("the module is not valid UTF-8");
-  }
+  in_core = xcalloc (m.nstmts, sizeof *in_core);
+  if ((result = source_names (&m, call, arg, what, &v)) == NULL
+      && (result = mark_assignments (&m, call, what, &v, in_core,
+                                     assigned_at)) == NULL
+      && (result = core_span (&m, call, what, in_core, &lo, &hi)) == NULL)
+    result = infill_object (&m, code, len, what, &v, assigned_at, lo, hi);
 
 done:
   free (in_core);

@@ -443,6 +443,160 @@ string_token (struct dice_pylex *lx, struct dice_pytok *tok, size_t start,
   return 1;
 }
 
+/* Skip white space and backslash continuations between tokens: 0, or -1
+   for a backslash that continues nothing.  */
+static int
+skip_blanks (struct dice_pylex *lx)
+{
+  while (lx->pos < lx->len)
+    {
+      unsigned char c = lx->src[lx->pos];
+
+      if (c == ' ' || c == '\t' || c == '\f')
+        lx->pos++;
+      else if (c == '\\')
+        {
+          size_t nl = newline_at (lx, lx->pos + 1);
+
+          if (nl == 0)
+            {
+              if (lx->pos + 1 >= lx->len)
+                return fail (lx, lx->line, "unexpected EOF while parsing");
+              return fail (lx, lx->line, "unexpected character after line "
+                           "continuation character");
+            }
+          lx->pos += 1 + nl;
+          lx->line++;
+        }
+      else
+        break;
+    }
+  return 0;
+}
+
+/* The tokens at the end of the source (START): the last line's NEWLINE or
+   NL, the DEDENTs that close every block, then END.  */
+static int
+end_of_source (struct dice_pylex *lx, struct dice_pytok *tok, size_t start)
+{
+  if (lx->depth > 0)
+    return fail (lx, lx->bracket_lines[lx->depth - 1],
+                 "'%c' was never closed", lx->brackets[lx->depth - 1]);
+  /* An unterminated last line still ends: with NEWLINE, or NL after a
+     comment, as CPython's tokenize does; what follows is on the next
+     line.  */
+  if (lx->line_has_token || lx->last_kind == DICE_PYTOK_COMMENT)
+    {
+      emit (lx, tok, lx->line_has_token ? DICE_PYTOK_NEWLINE
+            : DICE_PYTOK_NL, start, start);
+      lx->line_has_token = false;
+      lx->line++;
+      return 1;
+    }
+  if (lx->nindents > 0)
+    {
+      lx->pending_dedents = lx->nindents - 1;
+      lx->nindents = 0;
+      return emit (lx, tok, DICE_PYTOK_DEDENT, start, start);
+    }
+  lx->ended = true;
+  return emit (lx, tok, DICE_PYTOK_END, start, start);
+}
+
+/* A comment, or the newline at START (NL bytes long): NEWLINE where it
+   ends a logical line, NL elsewhere.  */
+static int
+line_end_token (struct dice_pylex *lx, struct dice_pytok *tok, size_t start,
+                size_t nl)
+{
+  const char *s = lx->src;
+
+  if (s[start] == '#')
+    {
+      size_t p = start;
+
+      while (p < lx->len && s[p] != '\n' && s[p] != '\r')
+        p++;
+      lx->pos = p;
+      return emit (lx, tok, DICE_PYTOK_COMMENT, start, p);
+    }
+  emit (lx, tok, lx->depth == 0 && lx->line_has_token ? DICE_PYTOK_NEWLINE
+        : DICE_PYTOK_NL, start, start + nl);
+  lx->pos = start + nl;
+  lx->line++;
+  if (lx->depth == 0)
+    {
+      lx->line_has_token = false;
+      lx->at_line_start = true;
+    }
+  return 1;
+}
+
+/* A NAME at START, or a string with a prefix (f"...", rb'...').  */
+static int
+name_token (struct dice_pylex *lx, struct dice_pytok *tok, size_t start)
+{
+  const char *s = lx->src;
+  size_t p = start;
+  int flags;
+
+  while (p < lx->len && is_name_char (s[p]))
+    p++;
+  if (p < lx->len && (s[p] == '\'' || s[p] == '"')
+      && (flags = string_prefix (s + start, p - start)) >= 0)
+    {
+      unsigned long line = lx->line;
+      size_t quote = p;
+
+      if (scan_string (lx, &p, &line, flags, 0) != 0)
+        return -1;
+      return string_token (lx, tok, start, quote, p, line, flags);
+    }
+  lx->pos = p;
+  return emit (lx, tok, DICE_PYTOK_NAME, start, p);
+}
+
+/* An operator at START (whose first byte is C), keeping the stack of open
+   brackets.  */
+static int
+operator_token (struct dice_pylex *lx, struct dice_pytok *tok, size_t start,
+                unsigned char c)
+{
+  size_t n = operator_length (lx, start);
+
+  if (n == 0)
+    {
+      if (c >= 0x20 && c < 0x7f)
+        return fail (lx, lx->line, "invalid character '%c' (U+%04X)", c, c);
+      return fail (lx, lx->line, "invalid non-printable character "
+                   "U+%04X", c);
+    }
+  emit (lx, tok, DICE_PYTOK_OP, start, start + n);
+  lx->pos = start + n;
+  if (n == 1 && strchr ("([{", c))
+    {
+      if (lx->depth == DICE_PYLEX_MAX_DEPTH)
+        return fail (lx, lx->line, "too many nested parentheses");
+      lx->brackets[lx->depth] = c;
+      lx->bracket_lines[lx->depth] = lx->line;
+      lx->depth++;
+    }
+  else if (n == 1 && strchr (")]}", c))
+    {
+      char open = c == ')' ? '(' : c == ']' ? '[' : '{';
+
+      if (lx->depth == 0)
+        return fail (lx, lx->line, "unmatched '%c'", c);
+      if (lx->brackets[lx->depth - 1] != open)
+        return fail (lx, lx->line, "closing parenthesis '%c' does not "
+                     "match opening parenthesis '%c'", c,
+                     lx->brackets[lx->depth - 1]);
+      lx->depth--;
+      tok->depth = lx->depth;
+    }
+  return 1;
+}
+
 /* The work of dice_pylex_next: pending DEDENTs first, then indentation at
    the start of a logical line, then the token at the current position.  */
 static int
@@ -464,106 +618,19 @@ next_token (struct dice_pylex *lx, struct dice_pytok *tok)
       if (got != 0)
         return got;
     }
-
-  /* White space and backslash continuations between tokens.  */
-  for (;;)
-    {
-      if (lx->pos >= lx->len)
-        break;
-      c = s[lx->pos];
-      if (c == ' ' || c == '\t' || c == '\f')
-        lx->pos++;
-      else if (c == '\\')
-        {
-          nl = newline_at (lx, lx->pos + 1);
-          if (nl == 0)
-            {
-              if (lx->pos + 1 >= lx->len)
-                return fail (lx, lx->line, "unexpected EOF while parsing");
-              return fail (lx, lx->line, "unexpected character after line "
-                           "continuation character");
-            }
-          lx->pos += 1 + nl;
-          lx->line++;
-        }
-      else
-        break;
-    }
+  if (skip_blanks (lx) != 0)
+    return -1;
 
   start = lx->pos;
   if (start >= lx->len)
-    {
-      if (lx->depth > 0)
-        return fail (lx, lx->bracket_lines[lx->depth - 1],
-                     "'%c' was never closed", lx->brackets[lx->depth - 1]);
-      /* An unterminated last line still ends: with NEWLINE, or NL after
-         a comment, as CPython's tokenize does; what follows is on the
-         next line.  */
-      if (lx->line_has_token || lx->last_kind == DICE_PYTOK_COMMENT)
-        {
-          emit (lx, tok, lx->line_has_token ? DICE_PYTOK_NEWLINE
-                : DICE_PYTOK_NL, start, start);
-          lx->line_has_token = false;
-          lx->line++;
-          return 1;
-        }
-      if (lx->nindents > 0)
-        {
-          lx->pending_dedents = lx->nindents - 1;
-          lx->nindents = 0;
-          return emit (lx, tok, DICE_PYTOK_DEDENT, start, start);
-        }
-      lx->ended = true;
-      return emit (lx, tok, DICE_PYTOK_END, start, start);
-    }
-
+    return end_of_source (lx, tok, start);
   c = s[start];
-  if (c == '#')
-    {
-      size_t p = start;
-
-      while (p < lx->len && s[p] != '\n' && s[p] != '\r')
-        p++;
-      lx->pos = p;
-      return emit (lx, tok, DICE_PYTOK_COMMENT, start, p);
-    }
-  if ((nl = newline_at (lx, start)))
-    {
-      bool logical = lx->depth == 0 && lx->line_has_token;
-
-      emit (lx, tok, logical ? DICE_PYTOK_NEWLINE : DICE_PYTOK_NL,
-            start, start + nl);
-      lx->pos = start + nl;
-      lx->line++;
-      if (lx->depth == 0)
-        {
-          lx->line_has_token = false;
-          lx->at_line_start = true;
-        }
-      return 1;
-    }
+  if (c == '#' || (nl = newline_at (lx, start)))
+    return line_end_token (lx, tok, start, c == '#' ? 0 : nl);
 
   lx->line_has_token = true;
   if (is_name_start (c))
-    {
-      size_t p = start;
-      int flags;
-
-      while (p < lx->len && is_name_char (s[p]))
-        p++;
-      if (p < lx->len && (s[p] == '\'' || s[p] == '"')
-          && (flags = string_prefix (s + start, p - start)) >= 0)
-        {
-          unsigned long line = lx->line;
-          size_t quote = p;
-
-          if (scan_string (lx, &p, &line, flags, 0) != 0)
-            return -1;
-          return string_token (lx, tok, start, quote, p, line, flags);
-        }
-      lx->pos = p;
-      return emit (lx, tok, DICE_PYTOK_NAME, start, p);
-    }
+    return name_token (lx, tok, start);
   if (c == '\'' || c == '"')
     {
       size_t p = start;
@@ -581,41 +648,7 @@ next_token (struct dice_pylex *lx, struct dice_pytok *tok)
     }
   if (c == '\0')
     return fail (lx, lx->line, "source code cannot contain null bytes");
-  {
-    size_t n = operator_length (lx, start);
-
-    if (n == 0)
-      {
-        if (c >= 0x20 && c < 0x7f)
-          return fail (lx, lx->line, "invalid character '%c' (U+%04X)", c, c);
-        return fail (lx, lx->line, "invalid non-printable character "
-                     "U+%04X", c);
-      }
-    emit (lx, tok, DICE_PYTOK_OP, start, start + n);
-    lx->pos = start + n;
-    if (n == 1 && strchr ("([{", c))
-      {
-        if (lx->depth == DICE_PYLEX_MAX_DEPTH)
-          return fail (lx, lx->line, "too many nested parentheses");
-        lx->brackets[lx->depth] = c;
-        lx->bracket_lines[lx->depth] = lx->line;
-        lx->depth++;
-      }
-    else if (n == 1 && strchr (")]}", c))
-      {
-        char open = c == ')' ? '(' : c == ']' ? '[' : '{';
-
-        if (lx->depth == 0)
-          return fail (lx, lx->line, "unmatched '%c'", c);
-        if (lx->brackets[lx->depth - 1] != open)
-          return fail (lx, lx->line, "closing parenthesis '%c' does not "
-                       "match opening parenthesis '%c'", c,
-                       lx->brackets[lx->depth - 1]);
-        lx->depth--;
-        tok->depth = lx->depth;
-      }
-    return 1;
-  }
+  return operator_token (lx, tok, start, c);
 }
 
 int
