@@ -10,8 +10,8 @@ bin_dice_prompt_SOURCES = bin/dice-prompt.c
 bin_dice_prompt_LDADD = $(CLI_LIBS)
 
 bin_PROGRAMS += bin/dice-sample
-bin_dice_sample_SOURCES = bin/dice-sample.c bin/sample.h bin/sample-http.c \
-	bin/sample-child.c bin/sample-replay.c
+bin_dice_sample_SOURCES = bin/dice-sample.c bin/sample.h bin/sample-run.c \
+	bin/sample-http.c bin/sample-child.c bin/sample-replay.c
 bin_dice_sample_LDADD = $(CLI_LIBS) $(LIBCURL_LIBS) -lm
 
 bin_PROGRAMS += bin/dice-score

@@ -1,7 +1,8 @@
 /* sample.h: what the sources of dice-sample share: its settings, the run
-   (the prompt records read and the slots that become output records), and
-   the backends that fill the slots.  Each backend gets the run and finishes
-   every slot through sample_complete, which writes the records in order.  */
+   (sample-run.c: the prompt records read and the slots that become output
+   records), and the backends that fill the slots.  Each backend gets the
+   run and finishes every slot through sample_complete, which writes the
+   records in order.  */
 #ifndef DICE_SAMPLE_H
 #define DICE_SAMPLE_H
 
@@ -95,6 +96,14 @@ struct sample_run
   struct dice_progress progress;
   json_t *saved;                /* --replay: the saved samples */
 };
+
+/* The name of BACKEND, as records and --resume settings say it.  */
+const char *sample_backend_name (enum backend backend);
+
+/* Read the prompt records of PATH ("-": standard input) into RUN: a record
+   without a prompt (unless replaying), or without an id under --resume,
+   is an input error, skipped.  */
+void sample_read_inputs (struct sample_run *run, const char *path);
 
 /* The prompt text of input record REC (borrowed), or NULL.  */
 const char *sample_prompt_text (const json_t *rec);
