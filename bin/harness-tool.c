@@ -207,9 +207,8 @@ Input and output:\n\
       --progress[=WHEN]  show progress on standard error: auto (a status\n\
                            line when it is a terminal; the default),\n\
                            always (plain lines in a log), never\n\
-  -q, --quiet            show no progress (--progress=never)\n\
-      --shard=I/N        do only shard I of N (1 <= I <= N): a stable split\n\
-                           by id and sample.index, whatever the input order\n", stdout);
+  -q, --quiet            show no progress (--progress=never)\n", stdout);
+  dice_print_shard_help ();
   dice_print_common_help (true);
   fputs ("\n\
 Environment: DICE_PYTHON (the interpreter with torch), DICE_DATADIR (the\n\
@@ -218,9 +217,9 @@ CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.\n", stdout);
   dice_print_help_tail ();
 }
 
-/* Read the command line into H and SCHED.  Returns -1 to go on, or the
-   exit status (--help, --version, a usage error).  */
-static int
+/* Read the command line into H and SCHED; --help, --version and usage
+   errors end the program.  */
+static void
 parse_options (const struct harness_tool *tool, struct dice_harness *h,
                struct schedule *sched, int argc, char **argv)
 {
@@ -230,17 +229,7 @@ parse_options (const struct harness_tool *tool, struct dice_harness *h,
                            tool->long_options, NULL)) != -1)
     if (!shared_option (h, sched, c, optarg)
         && !(tool->option && tool->option (h, c, optarg)))
-      switch (dice_common_option (c, usage))
-        {
-        case DICE_OPTION_HANDLED:
-          break;
-        case DICE_OPTION_EXIT_OK:
-          return DICE_EXIT_OK;
-        case DICE_OPTION_UNKNOWN:
-          dice_try_help ();
-          return DICE_EXIT_TROUBLE;
-        }
-  return -1;
+      dice_cli_common_option (c, usage);
 }
 
 /* mkdir -p.  */
@@ -540,8 +529,7 @@ harness_tool_main (const struct harness_tool *tool, int argc, char **argv)
   atexit (dice_close_stdout);
   this_tool = tool;
   defaults (tool, &h, &sched);
-  if ((status = parse_options (tool, &h, &sched, argc, argv)) >= 0)
-    return status;
+  parse_options (tool, &h, &sched, argc, argv);
   if (finish (tool, &h, &sched, &s.slots, &s.nworkers, err, sizeof err) != 0)
     dice_die (DICE_EXIT_TROUBLE, "%s", err);
   if (dice_sandbox_prepare () != 0)
