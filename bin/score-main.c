@@ -245,23 +245,39 @@ write_summaries (const struct settings *o)
   free (s);
 }
 
-int
-main (int argc, char **argv)
+/* Options that make no sense together, refused before any input.  */
+static void
+refuse_combinations (const struct settings *o, bool score_options,
+                     bool reward_options, int argc, char **argv)
 {
-  struct settings settings = {
-    .ks = {1}, .nks = 1,
-    .ps = {1, 2}, .nps = 2,
-    .views = {true, true},
-    .svg_max = 10,
-    .compile_weight = 0.1, .correct_weight = 1, .speed_weight = 1,
-    .speedup_cap = 10,
-  };
-  struct settings *o = &settings;
+  if (o->rewards != REWARD_NONE && score_options)
+    dice_die_usage ("--rewards writes records, not a summary: it takes no "
+                 "summary options");
+  if (o->rewards != REWARD_COMPOSITE && reward_options)
+    dice_die_usage ("the reward weights and --normalize need "
+                 "--rewards=composite");
+  if (o->rows_only && o->format != FORMAT_LATEX)
+    dice_die_usage ("--rows-only needs --latex");
+  if (o->per_problem && o->format == FORMAT_LATEX)
+    dice_die_usage ("--per-problem cannot be a LaTeX table");
+  if (o->svg_path && o->html_path && !strcmp (o->svg_path, "-")
+      && !strcmp (o->html_path, "-"))
+    dice_die_usage ("--svg - and --html - cannot both have standard output");
+
+  if (o->tasks_path && strcmp (o->tasks_path, "-") == 0)
+    for (int i = optind; i < argc || i == optind; i++)
+      if (i == argc || strcmp (argv[i], "-") == 0)
+        dice_die_usage ("--tasks - and the records cannot both be read "
+                        "from standard input");
+}
+
+/* Read the command line into O; --help, --version and usage errors end
+   the program.  */
+static void
+parse_options (struct settings *o, int argc, char **argv)
+{
   bool score_options = false, reward_options = false;
   int c;
-
-  dice_set_program_name (argv[0]);
-  atexit (dice_close_stdout);
 
   while ((c = getopt_long (argc, argv, "k:p:", long_options, NULL)) != -1)
     {
@@ -344,39 +360,30 @@ main (int argc, char **argv)
           reward_options = true;
           break;
         default:
-          switch (dice_common_option (c, usage))
-            {
-            case DICE_OPTION_HANDLED:
-              break;
-            case DICE_OPTION_EXIT_OK:
-              return DICE_EXIT_OK;
-            case DICE_OPTION_UNKNOWN:
-              dice_try_help ();
-              return DICE_EXIT_TROUBLE;
-            }
+          dice_cli_common_option (c, usage);
         }
       if ((c >= OPT_JSON && c <= OPT_TASKS) || c == 'k' || c == 'p')
         score_options = true;
     }
-  if (o->rewards != REWARD_NONE && score_options)
-    dice_die_usage ("--rewards writes records, not a summary: it takes no "
-                 "summary options");
-  if (o->rewards != REWARD_COMPOSITE && reward_options)
-    dice_die_usage ("the reward weights and --normalize need "
-                 "--rewards=composite");
-  if (o->rows_only && o->format != FORMAT_LATEX)
-    dice_die_usage ("--rows-only needs --latex");
-  if (o->per_problem && o->format == FORMAT_LATEX)
-    dice_die_usage ("--per-problem cannot be a LaTeX table");
-  if (o->svg_path && o->html_path && !strcmp (o->svg_path, "-")
-      && !strcmp (o->html_path, "-"))
-    dice_die_usage ("--svg - and --html - cannot both have standard output");
+  refuse_combinations (o, score_options, reward_options, argc, argv);
+}
 
-  if (o->tasks_path && strcmp (o->tasks_path, "-") == 0)
-    for (int i = optind; i < argc || i == optind; i++)
-      if (i == argc || strcmp (argv[i], "-") == 0)
-        dice_die_usage ("--tasks - and the records cannot both be read "
-                        "from standard input");
+int
+main (int argc, char **argv)
+{
+  struct settings settings = {
+    .ks = {1}, .nks = 1,
+    .ps = {1, 2}, .nps = 2,
+    .views = {true, true},
+    .svg_max = 10,
+    .compile_weight = 0.1, .correct_weight = 1, .speed_weight = 1,
+    .speedup_cap = 10,
+  };
+  struct settings *o = &settings;
+
+  dice_set_program_name (argv[0]);
+  atexit (dice_close_stdout);
+  parse_options (o, argc, argv);
   if (o->tasks_path)
     read_tasks (o->tasks_path);
   for (int i = optind; i < argc || i == optind; i++)
