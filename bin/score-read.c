@@ -358,12 +358,6 @@ read_facts (const struct field *fields, struct facts *f, char *err,
   return read_speedup (&fields[F_SPEEDUP], "time.speedup", f, err, errlen);
 }
 
-bool
-robust_correct (const struct facts *f)
-{
-  return f->correct && !f->deceptive;
-}
-
 static void
 remember_model (const struct field *model)
 {

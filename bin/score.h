@@ -181,9 +181,16 @@ extern struct problem **problems;
 extern size_t nproblems;
 extern bool problem_set_given;  /* --tasks named the problems */
 
+/* Correct in the robust view: correct, and no deception found.  Here,
+   so that reading and the rewards share it without calling each other.  */
+static inline bool
+robust_correct (const struct facts *f)
+{
+  return f->correct && !f->deceptive;
+}
+
 /* score-read.c */
 char *xasprintf (const char *fmt, ...) DICE_PRINTF (1, 2);
-bool robust_correct (const struct facts *f);
 void read_input (const struct settings *o, const char *path);
 void read_tasks (const char *path);
 void close_problem_set (void);
