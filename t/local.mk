@@ -119,7 +119,7 @@ shell_tests += \
 	t/t5820-harness-unjudgeable.t \
 	t/t5830-check-phases.t \
 	t/t5900-check-gpu.t
-test_helpers += t/lib-check.sh t/harness-tests.py t/harness-kernel.cpp \
+test_helpers += t/lib-check.sh t/lib-harness.sh t/harness-tests.py t/harness-kernel.cpp \
 	t/harness-imports.py t/cudasplit-show.py
 
 # dice-time

@@ -1,32 +1,13 @@
 #!/bin/sh
 test_description='dice_harness: the build cache (miss, hit, keys, concurrency, killed builds)'
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+. "$TEST_SRCDIR/lib-harness.sh"
 
-test_have_prereq TORCH || skip_all 'the harness needs a Python with torch'
-command -v ninja >/dev/null 2>&1 || skip_all 'building extensions needs ninja'
-command -v c++ >/dev/null 2>&1 || skip_all 'building extensions needs a C++ compiler'
-
-h () {
-	"$DICE_PYTHON" "$TEST_SRCDIR/harness-tests.py" "$@"
-}
 HARNESS_TEST_CACHE=$TRASH_DIRECTORY/cache
 export HARNESS_TEST_CACHE
 
 test_expect_success 'setup: reference, candidate, a ninja that logs its calls' '
-	cat >ref.py <<-\EOF &&
-	import torch
-	import torch.nn as nn
-
-	class Model(nn.Module):
-	    def forward(self, a, b):
-	        return a + b
-
-	def get_inputs():
-	    return [torch.randn(8, 16), torch.randn(8, 16)]
-
-	def get_init_inputs():
-	    return []
-	EOF
+	write_add_ref ref.py &&
 	cat >body.py <<-\EOF &&
 	import torch.nn as nn
 	from torch.utils.cpp_extension import load_inline

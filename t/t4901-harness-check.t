@@ -1,14 +1,8 @@
 #!/bin/sh
 test_description='dice_harness: check mode verdicts on CPU with C++ candidates'
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+. "$TEST_SRCDIR/lib-harness.sh"
 
-test_have_prereq TORCH || skip_all 'the harness needs a Python with torch'
-command -v ninja >/dev/null 2>&1 || skip_all 'building extensions needs ninja'
-command -v c++ >/dev/null 2>&1 || skip_all 'building extensions needs a C++ compiler'
-
-h () {
-	"$DICE_PYTHON" "$TEST_SRCDIR/harness-tests.py" "$@"
-}
 # Shared with t4902, which builds the same kernel: whichever runs first
 # builds it, the other waits on the lock or hits.
 HARNESS_TEST_CACHE=$TEST_BUILDDIR/trash.harness-cache
@@ -30,20 +24,7 @@ field () {
 }
 
 test_expect_success 'setup: references' '
-	cat >ref.py <<-\EOF &&
-	import torch
-	import torch.nn as nn
-
-	class Model(nn.Module):
-	    def forward(self, a, b):
-	        return a + b
-
-	def get_inputs():
-	    return [torch.randn(8, 16), torch.randn(8, 16)]
-
-	def get_init_inputs():
-	    return []
-	EOF
+	write_add_ref ref.py &&
 	sed "s/return \[torch.randn(8, 16), torch.randn(8, 16)\]/return [torch.full((8, 16), 1.5), torch.full((8, 16), 2.5)]/" \
 		ref.py >const.py &&
 	grep -q "full((8, 16), 2.5)" const.py &&

@@ -1,14 +1,8 @@
 #!/bin/sh
 test_description='dice_harness: builds wherever they happen, failed ones too'
 . "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+. "$TEST_SRCDIR/lib-harness.sh"
 
-test_have_prereq TORCH || skip_all 'the harness needs a Python with torch'
-command -v ninja >/dev/null 2>&1 || skip_all 'building extensions needs ninja'
-command -v c++ >/dev/null 2>&1 || skip_all 'building extensions needs a C++ compiler'
-
-h () {
-	"$DICE_PYTHON" "$TEST_SRCDIR/harness-tests.py" "$@"
-}
 # Shared with t4901 (the same kernel, built once).
 HARNESS_TEST_CACHE=$TEST_BUILDDIR/trash.harness-cache
 export HARNESS_TEST_CACHE
@@ -23,20 +17,7 @@ run_job () {
 }
 
 test_expect_success 'setup: a reference' '
-	cat >ref.py <<-\EOF
-	import torch
-	import torch.nn as nn
-
-	class Model(nn.Module):
-	    def forward(self, a, b):
-	        return a + b
-
-	def get_inputs():
-	    return [torch.randn(8, 16), torch.randn(8, 16)]
-
-	def get_init_inputs():
-	    return []
-	EOF
+	write_add_ref ref.py
 '
 
 test_expect_success 'a build on the first forward is found by compile, once' '
