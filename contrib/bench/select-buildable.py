@@ -77,9 +77,7 @@ steps = [
 for step in steps:
     try:
         step()
-    except Caught:
-        break
-    except Exception:
+    except (Caught, Exception):    # caught, or this step cannot run here
         break
 '''
 
