@@ -589,10 +589,9 @@ read_input (const struct settings *o, const char *path)
   struct dice_jsonl_reader in;
   char *line;
   size_t len;
-  int got;
 
   dice_input_open (&in, path);
-  while ((got = dice_jsonl_read_line (&in, &line, &len)) != 0)
+  while (dice_input_line (&in, &line, &len))
     {
       struct field fields[NFIELDS];
       struct facts f = { 0 };
@@ -601,11 +600,6 @@ read_input (const struct settings *o, const char *path)
       size_t offset = 0;
       bool picked, compact;
 
-      if (got == -2)
-        {
-          dice_error_errno (errno, "read error on '%s'", path);
-          exit (DICE_EXIT_TROUBLE);
-        }
       /* Picking writes into the line: keep it first.  */
       if (o->rewards != REWARD_NONE)
         offset = keep_text (line, len);
@@ -650,10 +644,9 @@ read_tasks (const char *path)
   struct dice_jsonl_reader in;
   char *line;
   size_t len;
-  int got;
 
   dice_input_open (&in, path);
-  while ((got = dice_jsonl_read_line (&in, &line, &len)) != 0)
+  while (dice_input_line (&in, &line, &len))
     {
       struct field fields[NFIELDS];
       struct facts f;
@@ -661,11 +654,6 @@ read_tasks (const char *path)
       char err[256];
       bool picked, compact;
 
-      if (got == -2)
-        {
-          dice_error_errno (errno, "read error on '%s'", path);
-          exit (DICE_EXIT_TROUBLE);
-        }
       if (!read_line_facts (line, len, fields, &f, &rec, &picked, &compact,
                             err, sizeof err))
         {

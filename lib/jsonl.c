@@ -151,6 +151,19 @@ dice_input_next (struct dice_jsonl_reader *r, int *status)
   return got == 1 ? rec : NULL;
 }
 
+bool
+dice_input_line (struct dice_jsonl_reader *r, char **line, size_t *len)
+{
+  int got = dice_jsonl_read_line (r, line, len);
+
+  if (got == -2)
+    {
+      dice_error_errno (errno, "read error on '%s'", r->name);
+      exit (DICE_EXIT_TROUBLE);
+    }
+  return got != 0;
+}
+
 void
 dice_jsonl_close (struct dice_jsonl_reader *r)
 {

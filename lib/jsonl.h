@@ -57,6 +57,11 @@ void dice_input_open (struct dice_jsonl_reader *r, const char *path);
    dice_input_problem (STATUS); a read error ends the program (status 2).  */
 json_t *dice_input_next (struct dice_jsonl_reader *r, int *status);
 
+/* The next line of R that is not blank, for a reader that looks at the
+   text before parsing it (dice_jsonl_read_line): true with *LINE and *LEN
+   set, false at the end; a read error ends the program (status 2).  */
+bool dice_input_line (struct dice_jsonl_reader *r, char **line, size_t *len);
+
 /* Write REC to FP as one compact line.  Reals are written with the fewest
    digits that read back to the same double, so values pass through every
    tool unchanged.  Returns 0, or -1 if the write failed; a failed write

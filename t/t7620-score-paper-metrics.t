@@ -235,7 +235,11 @@ test_expect_success '--tasks - reads the tasks from standard input, the records 
 test_expect_success 'a --tasks file that cannot be read is trouble (exit 2)' '
 	test_expect_code 2 dice-score --tasks no-such.jsonl run.jsonl >out 2>err &&
 	test_must_be_empty out &&
-	grep "^dice-score: cannot open .no-such.jsonl.: No such file or directory$" err
+	grep "^dice-score: cannot open .no-such.jsonl.: No such file or directory$" err &&
+	mkdir -p taskdir &&
+	test_expect_code 2 dice-score --tasks taskdir run.jsonl >out 2>err &&
+	test_must_be_empty out &&
+	grep "^dice-score: read error on .taskdir.: Is a directory$" err
 '
 
 test_expect_success 'a bad --tasks line stops the run at its file and line (exit 2)' '
