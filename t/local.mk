@@ -130,6 +130,7 @@ shell_tests += \
 	t/t6050-time-runs.t \
 	t/t6100-time-cpu.t \
 	t/t6210-time-deception-records.t \
+	t/t6220-time-flops.t \
 	t/t6200-time-deception.t \
 	t/t6900-time-gpu.t
 

@@ -351,16 +351,23 @@ def _timers(ctx, ev):
 
 
 def _profiler(ctx):
+    """Kineto through torch.autograd.profiler, not torch.profiler: the
+    latter's start imports torch._inductor's configuration, and with it
+    torch._dynamo, which took five of a candidate's eleven seconds on an
+    H100 host with torch 2.11 (BENCHMARKS.md).  The events are the same."""
     if ctx.device != "cuda":
         return None
-    from torch.profiler import ProfilerActivity, profile
-    return profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    from torch.autograd import profiler
+    try:
+        return profiler.profile(use_device="cuda", use_kineto=True)
+    except TypeError:   # torch before 2.1 names the device differently
+        return profiler.profile(use_cuda=True, use_kineto=True)
 
 
 def _gpu_kernels(prof):
     """(name, stream, microseconds) of each GPU kernel the profiler saw."""
     out = []
-    results = getattr(prof.profiler, "kineto_results", None)
+    results = getattr(prof, "kineto_results", None)
     for e in results.events() if results is not None else []:
         dev = e.device_type()
         if str(dev).split(".")[-1].upper() not in ("CUDA", "PRIVATEUSE1"):

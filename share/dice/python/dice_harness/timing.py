@@ -252,17 +252,48 @@ def speed_of_light(device, io_bytes, flops):
 
 
 def reference_flops(fn, inputs):
-    """The floating-point operations of one call of FN on INPUTS, counted
-    by torch.utils.flop_counter (torch >= 2.1), or None."""
+    """The floating-point operations of one call of FN on INPUTS, by
+    torch.utils.flop_counter's formulas per operator (torch >= 2.1), or
+    None.  Counted by a dispatch mode of our own rather than its
+    FlopCounterMode, whose module tracker imports torch._dynamo on first
+    use: five seconds of every timing run on an H100 host with torch 2.11
+    (BENCHMARKS.md), for the same sum."""
     try:
-        from torch.utils.flop_counter import FlopCounterMode
+        import torch
+        from torch.utils.flop_counter import flop_registry
+        from torch.utils._python_dispatch import TorchDispatchMode
     except ImportError:
         return None
     try:
-        counter = FlopCounterMode(display=False)
+        device_query = torch.ops.prim.device.default
+    except (AttributeError, RuntimeError):
+        device_query = None
+
+    class Counter(TorchDispatchMode):
+        flops = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            packet = func._overloadpacket
+            decompose = getattr(func, "decompose", None)
+            # An operator without a formula may still be made of some
+            # that have one (as FlopCounterMode counts it).
+            if packet not in flop_registry and decompose is not None \
+                    and func is not device_query:
+                with self:
+                    parts = decompose(*args, **kwargs)
+                if parts is not NotImplemented:
+                    return parts
+            out = func(*args, **kwargs)
+            if packet in flop_registry:
+                self.flops += flop_registry[packet](*args, **kwargs, out_val=out)
+            return out
+
+    try:
+        counter = Counter()
         with counter:
             fn(*inputs)
-        return counter.get_total_flops() or None
+        return counter.flops or None
     except Exception:
         return None
 
