@@ -23,7 +23,9 @@
 # BUILDDIR=path/to/build) and a Python (DICE_PYTHON) with torch and
 # KernelBench's requirements (stand-ins for its LLM clients are made as in
 # check-vs-kernelbench.sh).  Settings: GPU (default 0), BUILD_JOBS
-# (default the number of cores), WORK (the scratch directory, kept).
+# (default the number of cores), CHECK_JOBS (candidates dice-check runs
+# at once on the GPU, default 1; dice-time still times alone on it),
+# WORK (the scratch directory, kept).
 set -eu
 
 [ $# -eq 2 ] || { echo "usage: $0 KERNELBENCH_DIR CANDIDATES" >&2; exit 2; }
@@ -33,6 +35,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 : "${DICE_DATADIR:=$here/share/dice}"
 : "${GPU:=0}"
 : "${BUILD_JOBS:=$(nproc)}"
+: "${CHECK_JOBS:=1}"
 export DICE_PYTHON DICE_DATADIR
 if [ -n "${BUILDDIR:-}" ]; then PATH="$(cd "$BUILDDIR" && pwd)/bin:$PATH"; fi
 command -v dice-compile >/dev/null ||
@@ -44,7 +47,7 @@ cp "$2" "$work/candidates.jsonl"
 n=$(wc -l <"$work/candidates.jsonl" | tr -d ' ')
 gpu_name=$(nvidia-smi -i "$GPU" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)
 echo "# scratch directory: $work"
-echo "# $n candidates; GPU $GPU: $gpu_name; $(nproc) cores, BUILD_JOBS $BUILD_JOBS"
+echo "# $n candidates; GPU $GPU: $gpu_name; $(nproc) cores, BUILD_JOBS $BUILD_JOBS, CHECK_JOBS $CHECK_JOBS"
 
 now () { date +%s.%N; }
 since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -52,7 +55,7 @@ since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 t0=$(now)
 dice-compile -q -j "$BUILD_JOBS" --device cuda --cache "$work/dice-cache" \
 	"$work/candidates.jsonl" |
-	dice-check -q --gpus "$GPU" --cache "$work/dice-cache" --trials 5 \
+	dice-check -q -j "$CHECK_JOBS" --gpus "$GPU" --cache "$work/dice-cache" --trials 5 \
 		--tolerance kernelbench |
 	dice-time -q --gpus "$GPU" --cache "$work/dice-cache" --trials 100 \
 		--warmup 10 >"$work/dice.jsonl"
@@ -99,6 +102,8 @@ if __name__ == "__main__":
     with ctx.Pool(jobs) as pool:
         built = pool.map(build, [(r["code"], d) for r, d in zip(recs, dirs)])
     print("# kernelbench builds: %.1f s" % (time.time() - start), file=sys.stderr)
+    # Its builds print ninja's lines on stdout: the results go apart.
+    results = open(os.path.join(work, "kernelbench.jsonl"), "w")
     for rec, build_dir, (ok, error) in zip(recs, dirs, built):
         queue = ctx.Queue()
         p = ctx.Process(target=evaluate, args=(rec["ref"], rec["code"], build_dir, queue))
@@ -111,7 +116,8 @@ if __name__ == "__main__":
             out = queue.get() if not queue.empty() else {
                 "compiled": False, "correct": False, "error": "exit %s" % p.exitcode}
         out.update(id=rec["id"], prebuilt=ok)
-        print(json.dumps(out), flush=True)
+        results.write(json.dumps(out) + "\n")
+        results.flush()
 PY
 kbpath=$kb/src
 standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins")
@@ -119,7 +125,7 @@ standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins")
 t0=$(now)
 env CUDA_VISIBLE_DEVICES="$GPU" TORCH_EXTENSIONS_DIR="$work/kb-torch-extensions" \
 	PYTHONPATH="$kbpath${PYTHONPATH:+:$PYTHONPATH}" \
-	"$DICE_PYTHON" "$work/kb_full.py" "$kb" "$work" "$BUILD_JOBS" >"$work/kernelbench.jsonl"
+	"$DICE_PYTHON" "$work/kb_full.py" "$kb" "$work" "$BUILD_JOBS" >"$work/kernelbench.log"
 kb_s=$(since "$t0")
 echo "# kernelbench: $kb_s s"
 
