@@ -43,6 +43,7 @@ import shutil
 import sys
 import tempfile
 import time
+import types
 
 from . import HARNESS_VERSION, buildclient, fastbuild
 
@@ -447,22 +448,65 @@ def _load(name, sources, extra_cflags=None, extra_cuda_cflags=None,
                                    bool(is_standalone)))
 
 
+_EXTENSION = "torch.utils.cpp_extension"
+
+
+class _LazyExtension(types.ModuleType):
+    """torch.utils.cpp_extension until something other than load_inline or
+    load is asked of it.  Importing the real module (setuptools, hipify)
+    was a quarter of a warm candidate on the CPU (BENCHMARKS.md), and a
+    candidate whose builds the builder does, or finds in the cache, needs
+    none of it."""
+
+    def __getattr__(self, attribute):
+        # Every `from ... import` asks for __path__ first; a module that
+        # is not a package has none, and asking must not import it.
+        if attribute == "__path__":
+            raise AttributeError(attribute)
+        return getattr(_real_extension(), attribute)
+
+
+def _real_extension():
+    """The real module, imported now if it was not, with load_inline and
+    load replaced by ours."""
+    module = sys.modules.get(_EXTENSION)
+    if module is None or isinstance(module, _LazyExtension):
+        lazy = sys.modules.pop(_EXTENSION, None)
+        try:
+            module = importlib.import_module(_EXTENSION)
+        except BaseException:
+            if lazy is not None:
+                sys.modules[_EXTENSION] = lazy
+            raise
+    if module.load_inline is not _load_inline:
+        _original["load_inline"] = module.load_inline
+        _original["load"] = module.load
+        _load_inline.__wrapped__ = _original["load_inline"]
+        _load.__wrapped__ = _original["load"]
+        module.load_inline = _load_inline
+        module.load = _load
+    return module
+
+
 def install(cache_dir):
     """Route every later load_inline / load through CACHE_DIR: read here,
     written by the builder when DICE_BUILD_FD names one, else here."""
     global _cache_dir, _client
-    import torch.utils.cpp_extension as ext
     _cache_dir = os.path.abspath(cache_dir)
     _client = buildclient.connect()
     if _client is None:
         os.makedirs(_cache_dir, exist_ok=True)
-    if not _original:
-        _original["load_inline"] = ext.load_inline
-        _original["load"] = ext.load
-    _load_inline.__wrapped__ = _original["load_inline"]
-    _load.__wrapped__ = _original["load"]
-    ext.load_inline = _load_inline
-    ext.load = _load
+    if _client is None or _EXTENSION in sys.modules:
+        # This process builds (it needs torch's own load_inline), or
+        # the module is there already: replace the two in it.
+        _real_extension()
+        return
+    import torch.utils
+    lazy = _LazyExtension(_EXTENSION)
+    lazy.load_inline = _load_inline
+    lazy.load = _load
+    sys.modules[_EXTENSION] = lazy
+    torch.utils.cpp_extension = lazy
 
 
 # --- in the builder (builder.py), where no candidate code runs ----------
