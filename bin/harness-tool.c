@@ -14,6 +14,7 @@
 #include "closeout.h"
 #include "datadir.h"
 #include "fileio.h"
+#include "gpulock.h"
 #include "harness-tool.h"
 #include "msg.h"
 #include "numarg.h"
@@ -214,6 +215,10 @@ Input and output:\n\
 Environment: DICE_PYTHON (the interpreter with torch), DICE_DATADIR (the\n\
 harness), DICE_CACHE (the build cache), DICE_SANDBOX=none (no namespaces);\n\
 CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.\n", stdout);
+  if (this_tool->mode->gpu_hold != DICE_GPU_HOLD_NONE)
+    fputs ("\
+DICE_GPU_LOCK=0 takes no GPU lock; DICE_LOCKDIR is where the locks are.\n",
+           stdout);
   dice_print_help_tail ();
 }
 
@@ -374,6 +379,24 @@ settle_workers (struct dice_harness *h, const struct schedule *sched,
   return 0;
 }
 
+/* The locks of the GPUs in SLOTS (lib/gpulock.h), into LOCKS, for H's
+   mode to take.  A lock directory that cannot be used is a warning, not
+   a failure: the run goes on unlocked.  */
+static void
+settle_gpu_locks (struct dice_harness *h, char **slots, size_t nslots,
+                  struct dice_gpu_locks *locks)
+{
+  char err[PATH_MAX + 256];
+
+  if (h->mode->gpu_hold == DICE_GPU_HOLD_NONE || nslots == 0
+      || slots[0] == NULL)
+    return;
+  if (dice_gpu_locks_settle (locks, slots, nslots, err, sizeof err) != 0)
+    dice_error ("warning: %s; running without GPU locks", err);
+  locks->waiting = dice_sched_waiting;
+  h->gpu_locks = locks;
+}
+
 static void
 free_slots (char **slots, size_t nslots)
 {
@@ -519,6 +542,7 @@ harness_tool_main (const struct harness_tool *tool, int argc, char **argv)
   /* Static, so what it points to stays reachable on every exit.  */
   static struct dice_harness h;
   static struct dice_resume resume;
+  static struct dice_gpu_locks gpu_locks;
   struct schedule sched;
   struct dice_sched s = { .work = tool_work, .label = tool_label,
                           .judgeable = tool_judgeable, .ctx = &h };
@@ -532,6 +556,7 @@ harness_tool_main (const struct harness_tool *tool, int argc, char **argv)
   parse_options (tool, &h, &sched, argc, argv);
   if (finish (tool, &h, &sched, &s.slots, &s.nworkers, err, sizeof err) != 0)
     dice_die (DICE_EXIT_TROUBLE, "%s", err);
+  settle_gpu_locks (&h, s.slots, s.nworkers, &gpu_locks);
   if (dice_sandbox_prepare () != 0)
     {
       dice_error_errno (errno, "cannot prepare the sandbox");
@@ -556,6 +581,7 @@ harness_tool_main (const struct harness_tool *tool, int argc, char **argv)
       status = DICE_EXIT_TROUBLE;
     }
   free_slots (s.slots, s.nworkers);
+  dice_gpu_locks_free (&gpu_locks);
   free (h.cache);
   h.cache = NULL;
   return status;

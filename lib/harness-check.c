@@ -159,5 +159,5 @@ check_label (const json_t *value)
 const struct dice_harness_mode dice_harness_check = {
   .name = "check", .not_run = check_not_run,
   .job_fields = dice_harness_check_job_fields, .result = check_result,
-  .label = check_label
+  .label = check_label, .gpu_hold = DICE_GPU_HOLD_SHARED
 };

@@ -412,5 +412,6 @@ time_label (const json_t *value)
 const struct dice_harness_mode dice_harness_time = {
   .name = "time", .not_run = time_not_run, .job_fields = time_job_fields,
   .result = time_result, .label = time_label, .measured = run_ok,
-  .runs = time_runs, .settle = time_settle
+  .runs = time_runs, .settle = time_settle,
+  .gpu_hold = DICE_GPU_HOLD_EXCLUSIVE
 };

@@ -12,6 +12,7 @@
 
 #include "datadir.h"
 #include "harness-end.h"
+#include "msg.h"
 #include "pylex.h"
 #include "pymod.h"
 #include "record.h"
@@ -214,8 +215,40 @@ job_env (struct job_env *e, const struct dice_harness *h, const char *gpu)
   e->extra[n] = NULL;
 }
 
+/* Take GPU's lock as H's mode holds it, into LOCK; false when nothing
+   was taken.  A lock that cannot be taken is said once, and the run goes
+   on without it: it protects the timings, and a run unlocked is what
+   dice was before it.  */
+static bool
+hold_gpu (const struct dice_harness *h, const char *gpu,
+          struct dice_gpu_lock *lock)
+{
+  static pthread_mutex_t said_lock = PTHREAD_MUTEX_INITIALIZER;
+  static bool said;
+  int took;
+
+  if (h->gpu_locks == NULL)
+    return false;
+  took = dice_gpu_lock_take (lock, h->gpu_locks, gpu, h->mode->gpu_hold);
+  if (took < 0)
+    {
+      int err = errno;
+
+      pthread_mutex_lock (&said_lock);
+      if (!said)
+        dice_error ("warning: cannot take the lock of GPU '%s' in '%s': %s;"
+                    " running without it", gpu, h->gpu_locks->dir,
+                    strerror (err));
+      said = true;
+      pthread_mutex_unlock (&said_lock);
+    }
+  return took > 0;
+}
+
 /* Run the harness on the job INPUT, on GPU, with its builder beside it;
-   SB (zeroed by the caller) says how it ended.  */
+   SB (zeroed by the caller) says how it ended.  The GPU's lock is held
+   around both, and the wait for it is before the sandbox's clock starts:
+   it counts against neither the timeout nor the record's ms.  */
 static void
 run_sandboxed (const struct dice_harness *h, const char *gpu,
                char *input, struct dice_sandbox *sb)
@@ -227,6 +260,8 @@ run_sandboxed (const struct dice_harness *h, const char *gpu,
   char *writable[2] = { h->cache, NULL };
   struct builder builder;
   struct job_env env;
+  struct dice_gpu_lock lock;
+  bool locked;
 
   job_env (&env, h, gpu);
   sb->memory = dice_harness_sandbox_memory (h);
@@ -238,6 +273,7 @@ run_sandboxed (const struct dice_harness *h, const char *gpu,
   sb->file_size = FILE_SIZE_LIMIT;
   sb->isolate = h->isolate;
   sb->keep_dir = h->keep_temp;
+  locked = hold_gpu (h, gpu, &lock);
   if (builder_start (&builder, h, builder_argv, env.extra, input, writable,
                      sb->memory) == 0)
     {
@@ -251,6 +287,8 @@ run_sandboxed (const struct dice_harness *h, const char *gpu,
       snprintf (sb->error, sizeof sb->error, "cannot start the builder: %s",
                 strerror (errno));
     }
+  if (locked)
+    dice_gpu_lock_release (&lock);
 }
 
 /* One run of REC's CODE in a fresh sandbox: the mode's object for it,

@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include "gpulock.h"
+
 struct dice_harness_mode;
 struct dice_harness_end;
 
@@ -38,6 +40,7 @@ struct dice_harness
   long build_jobs;              /* MAX_JOBS for builds; 0: leave it */
   char *datadir;                /* the data directory, made absolute (the
                                    harness runs in another directory) */
+  const struct dice_gpu_locks *gpu_locks; /* NULL: no GPU is locked */
 
   /* dice-time.  */
   long warmup;                  /* untimed calls of each side first */
@@ -74,6 +77,9 @@ struct dice_harness_mode
                      struct dice_harness_end *end);
   /* A short word for VALUE, for the progress counts.  */
   const char *(*label) (const json_t *value);
+  /* How a run holds its GPU (lib/gpulock.h), from before the sandboxed
+     processes start until they have been reaped.  */
+  enum dice_gpu_hold gpu_hold;
 
   /* Optional: runs of the same record in fresh processes.  MEASURED:
      whether VALUE is a run that measured what it set out to; only such a

@@ -58,9 +58,10 @@ lib_libdice_a_SOURCES += \
 	lib/harness-time.c \
 	lib/reftimes.c lib/reftimes.h
 
-# Cluster: the job's allocation, --shard, progress, --resume
+# Cluster: the job's allocation, the GPU locks, --shard, progress, --resume
 lib_libdice_a_SOURCES += \
 	lib/alloc.c lib/alloc.h \
+	lib/gpulock.c lib/gpulock.h \
 	lib/shard.c lib/shard.h \
 	lib/progress.c lib/progress.h \
 	lib/resume.c lib/resume.h

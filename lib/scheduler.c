@@ -34,7 +34,7 @@ struct state
   unsigned long long next_seq, next_write;
   bool eof, stop;
   int status;
-  size_t running;
+  size_t running, waiting;
   unsigned long finished, resumed;
   struct label_count counts[16];
   size_t ncounts;
@@ -49,9 +49,13 @@ show_progress (struct state *st, bool last)
   size_t len = 0;
 
   detail[0] = '\0';
-  if (st->running && !last)
+  if (st->running > st->waiting && !last)
     len = (size_t) snprintf (detail, sizeof detail, "%zu running",
-                             st->running);
+                             st->running - st->waiting);
+  if (st->waiting && !last)
+    len += (size_t) snprintf (detail + len, sizeof detail - len,
+                              "%s%zu waiting for a GPU", len ? ", " : "",
+                              st->waiting);
   for (size_t i = 0; i < st->ncounts && len < sizeof detail; i++)
     len += (size_t) snprintf (detail + len, sizeof detail - len, "%s%s %lu",
                               len ? ", " : "", st->counts[i].label,
@@ -107,6 +111,26 @@ emit (struct state *st, json_t *rec)
   json_decref (rec);
 }
 
+/* The run of the worker thread calling, for dice_sched_waiting, which
+   the work calls without a context of the scheduler's.  */
+static __thread struct state *this_run;
+
+void
+dice_sched_waiting (bool waiting)
+{
+  struct state *st = this_run;
+
+  if (st == NULL)
+    return;
+  pthread_mutex_lock (&st->lock);
+  if (waiting)
+    st->waiting++;
+  else if (st->waiting)
+    st->waiting--;
+  show_progress (st, false);
+  pthread_mutex_unlock (&st->lock);
+}
+
 static void *
 worker (void *arg)
 {
@@ -115,6 +139,7 @@ worker (void *arg)
   const char *slot = args[1];
   const struct dice_sched *s = st->s;
 
+  this_run = st;
   pthread_mutex_lock (&st->lock);
   for (;;)
     {

@@ -45,4 +45,9 @@ struct dice_sched
    not go on: unreadable input, a write error, --strict).  */
 int dice_sched_run (const struct dice_sched *s, char **files, int nfiles);
 
+/* Called by the work, from its worker thread: WAITING says whether it is
+   waiting for its slot (the GPU, which other processes hold), so that the
+   progress line can say so.  Outside a worker thread, nothing.  */
+void dice_sched_waiting (bool waiting);
+
 #endif

@@ -129,6 +129,7 @@ shell_tests += \
 	t/t6010-time-ref-device.t \
 	t/t6020-time-compile-baseline.t \
 	t/t6050-time-runs.t \
+	t/t6060-time-gpu-lock.t \
 	t/t6100-time-cpu.t \
 	t/t6210-time-deception-records.t \
 	t/t6220-time-flops.t \
@@ -141,7 +142,7 @@ EXTRA_DIST += $(shell_tests) $(test_helpers)
 
 clean-local: clean-test-trash
 clean-test-trash:
-	-rm -rf t/trash.*
+	-rm -rf t/trash.* t/gpu-locks
 .PHONY: clean-test-trash
 
 # dice-check: deception (robust check)
@@ -171,5 +172,9 @@ t_t0016_lib_policy_t_LDADD = $(DICE_LIBS) -lm
 # the job's allocation: GPUs, CPUs, memory
 unit_tests += t/t0017-lib-alloc.t
 t_t0017_lib_alloc_t_SOURCES = t/t0017-lib-alloc.c t/tap.h
+
+# the per-GPU lock of dice-check and dice-time
+unit_tests += t/t0018-lib-gpulock.t
+t_t0018_lib_gpulock_t_SOURCES = t/t0018-lib-gpulock.c t/tap.h
 
 EXTRA_DIST += t/curate

@@ -15,5 +15,10 @@ if test -z "${DICE_TOOLS:-}"; then
 	DICE_TOOLS=$(cd "$top_builddir" && ls bin/dice-* 2>/dev/null | grep -v '\.o$' | tr '\n' ' ')
 fi
 export DICE_TOOLS
+# The GPU locks of dice-check and dice-time (lib/gpulock.h) in the build
+# tree, not /tmp: the tests' fake GPUs are no one else's business, and
+# their real ones are this suite's.
+DICE_LOCKDIR="$top_builddir/t/gpu-locks"; export DICE_LOCKDIR
+unset DICE_GPU_LOCK
 # Tests must never see real credentials or a user's problem set.
 unset DICE_KERNELBENCH DICE_API_KEY OPENAI_API_KEY DICE_API_BASE DICE_CACHE
