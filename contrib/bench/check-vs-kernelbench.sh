@@ -60,6 +60,10 @@ else
 	work=$(mktemp -d "${TMPDIR:-/tmp}/dice-bench.XXXXXX")
 fi
 echo "# scratch directory: $work"
+# KernelBench's evaluation must import before dice's steps are paid for.
+if step kernelbench; then
+	sh "$here/contrib/bench/kb-standins.sh" "$work/standins" "$kb" >/dev/null
+fi
 
 if [ ! -s "$work/candidates.jsonl" ]; then
 	if [ $# -ge 2 ]; then

@@ -24,7 +24,8 @@
 # KernelBench's requirements (stand-ins for its LLM clients are made as in
 # check-vs-kernelbench.sh).  Settings: GPU (default 0), BUILD_JOBS
 # (default the number of cores), CHECK_JOBS (candidates dice-check runs
-# at once on the GPU, default 1; dice-time still times alone on it),
+# at once on the GPU, default 4; dice-time still times alone on it, by
+# the GPU lock of dice-check(1)),
 # WORK (the scratch directory, kept).
 set -eu
 
@@ -35,7 +36,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 : "${DICE_DATADIR:=$here/share/dice}"
 : "${GPU:=0}"
 : "${BUILD_JOBS:=$(nproc)}"
-: "${CHECK_JOBS:=1}"
+: "${CHECK_JOBS:=4}"
 export DICE_PYTHON DICE_DATADIR
 if [ -n "${BUILDDIR:-}" ]; then PATH="$(cd "$BUILDDIR" && pwd)/bin:$PATH"; fi
 command -v dice-compile >/dev/null ||
@@ -48,6 +49,11 @@ n=$(wc -l <"$work/candidates.jsonl" | tr -d ' ')
 gpu_name=$(nvidia-smi -i "$GPU" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)
 echo "# scratch directory: $work"
 echo "# $n candidates; GPU $GPU: $gpu_name; $(nproc) cores, BUILD_JOBS $BUILD_JOBS, CHECK_JOBS $CHECK_JOBS"
+
+# KernelBench's side must be able to run before dice's side is paid for.
+kbpath=$kb/src
+standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins" "$kb")
+[ -z "$standins" ] || kbpath=$kbpath:$standins
 
 now () { date +%s.%N; }
 since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -119,9 +125,6 @@ if __name__ == "__main__":
         results.write(json.dumps(out) + "\n")
         results.flush()
 PY
-kbpath=$kb/src
-standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins")
-[ -z "$standins" ] || kbpath=$kbpath:$standins
 t0=$(now)
 env CUDA_VISIBLE_DEVICES="$GPU" TORCH_EXTENSIONS_DIR="$work/kb-torch-extensions" \
 	PYTHONPATH="$kbpath${PYTHONPATH:+:$PYTHONPATH}" \

@@ -32,6 +32,10 @@ if [ -n "${BUILDDIR:-}" ]; then PATH="$(cd "$BUILDDIR" && pwd)/bin:$PATH"; fi
 command -v dice-time >/dev/null || { echo "$0: dice-time not on PATH (set BUILDDIR)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/dice-time-bench.XXXXXX")
 echo "# scratch directory: $work"
+# KernelBench's timer must import before dice's runs are paid for.
+if [ -n "${KB_DIR:-}" ]; then
+	sh "$here/contrib/bench/kb-standins.sh" "$work/standins" "$KB_DIR" >/dev/null
+fi
 
 if [ $# -ge 1 ]; then
 	cp "$1" "$work/candidates.jsonl"
