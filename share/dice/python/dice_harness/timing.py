@@ -263,7 +263,7 @@ def reference_flops(fn, inputs):
         from torch.utils.flop_counter import flop_registry
         from torch.utils._python_dispatch import TorchDispatchMode
     except ImportError:
-        return None
+        return _flops_by_counter_mode(fn, inputs)
     try:
         device_query = torch.ops.prim.device.default
     except (AttributeError, RuntimeError):
@@ -294,6 +294,23 @@ def reference_flops(fn, inputs):
         with counter:
             fn(*inputs)
         return counter.flops or None
+    except Exception:
+        return None
+
+
+def _flops_by_counter_mode(fn, inputs):
+    """reference_flops by FlopCounterMode itself, for a torch whose
+    flop_counter has the mode but not the registry of formulas; None
+    before torch 2.1, which has neither."""
+    try:
+        from torch.utils.flop_counter import FlopCounterMode
+    except ImportError:
+        return None
+    try:
+        counter = FlopCounterMode(display=False)
+        with counter:
+            fn(*inputs)
+        return counter.get_total_flops() or None
     except Exception:
         return None
 
