@@ -58,6 +58,19 @@ test_expect_success 'element-wise work counts no FLOPs (no bound from FLOPs)' '
 	test_cmp expect out
 '
 
+test_expect_success 'the FlopCounterMode fallback (a torch without the registry) agrees' '
+	PYTHONPATH=$DICE_DATADIR/python "$DICE_PYTHON" -c "
+import torch
+from dice_harness.timing import reference_flops, _flops_by_counter_mode
+conv = torch.nn.Conv2d(3, 8, 3)
+x = torch.randn(2, 3, 16, 16)
+with torch.no_grad():
+    print(reference_flops(conv, [x]) == _flops_by_counter_mode(conv, [x]) > 0)
+" >out &&
+	echo True >expect &&
+	test_cmp expect out
+'
+
 test_expect_success 'a reference that raises gives no count, not an error' '
 	PYTHONPATH=$DICE_DATADIR/python "$DICE_PYTHON" -c "
 import torch
