@@ -8,7 +8,8 @@
 #
 # CANDIDATES: JSON lines with id, ref and code.  The two sides, one after
 # the other:
-#   dice         dice-compile -j BUILD_JOBS | dice-check | dice-time into
+#   dice         dice-compile -j BUILD_JOBS | dice-check -j CHECK_JOBS |
+#                dice-time into
 #                an empty cache (so the shared header, made once per
 #                toolchain, is paid here and its seconds printed apart);
 #   kernelbench  as its eval_from_generations script does: every
@@ -21,8 +22,9 @@
 # Prints seconds, candidates per hour, the ratio, and how often the two
 # agree on correct.  Needs a GPU, the dice tools on PATH (or
 # BUILDDIR=path/to/build) and a Python (DICE_PYTHON) with torch and
-# KernelBench's requirements (stand-ins for its LLM clients are made as in
-# check-vs-kernelbench.sh).  Settings: GPU (default 0), BUILD_JOBS
+# KernelBench's requirements (stand-ins for its LLM clients are made by
+# kb-standins.sh, which stops the run at once when anything else is
+# missing).  Settings: GPU (default 0), BUILD_JOBS
 # (default the number of cores), CHECK_JOBS (candidates dice-check runs
 # at once on the GPU, default 4; dice-time still times alone on it, by
 # the GPU lock of dice-check(1)),
