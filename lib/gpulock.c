@@ -262,17 +262,23 @@ name_locks (struct dice_gpu_locks *locks, char *const *entries, size_t n)
   return status;
 }
 
+const char *
+dice_gpu_lock_dir (void)
+{
+  const char *dir = getenv ("DICE_LOCKDIR");
+
+  return dir && *dir ? dir : DICE_GPU_LOCK_DIR;
+}
+
 int
 dice_gpu_locks_settle (struct dice_gpu_locks *locks, char *const *entries,
                        size_t n, char *err, size_t errlen)
 {
   const char *off = getenv ("DICE_GPU_LOCK");
-  const char *dir = getenv ("DICE_LOCKDIR");
+  const char *dir = dice_gpu_lock_dir ();
 
   if (off && strcmp (off, "0") == 0)
     return 0;
-  if (dir == NULL || *dir == '\0')
-    dir = DICE_GPU_LOCK_DIR;
   if (name_locks (locks, entries, n) != 0)
     {
       dice_gpu_locks_free (locks);

@@ -34,6 +34,11 @@ enum dice_gpu_hold
    one): the lock must be the same for every tool and user of the node.  */
 #define DICE_GPU_LOCK_DIR "/tmp/dice-gpu-locks"
 
+/* The lock directory: $DICE_LOCKDIR, else DICE_GPU_LOCK_DIR.  Every
+   candidate's sandbox hides it, GPU run or not, so that no candidate can
+   hold a lock to stall the node's other runs.  */
+const char *dice_gpu_lock_dir (void);
+
 /* A GPU of the node as NVML lists it.  */
 struct dice_gpu_info
 {

@@ -136,7 +136,8 @@ builder_main (void *arg)
 static int
 builder_start (struct builder *b, const struct dice_harness *h,
                char *const *argv, char *const *env, const char *input,
-               char *const *writable, unsigned long long memory)
+               char *const *writable, char *const *hidden,
+               unsigned long long memory)
 {
   int err;
 
@@ -152,6 +153,7 @@ builder_start (struct builder *b, const struct dice_harness *h,
   b->sb.file_size = FILE_SIZE_LIMIT;
   b->sb.isolate = h->isolate;
   b->sb.writable = writable;
+  b->sb.hidden = hidden;
   b->sb.channel = &b->channel[0];
   err = pthread_create (&b->thread, NULL, builder_main, b);
   if (err != 0)
@@ -258,6 +260,7 @@ run_sandboxed (const struct dice_harness *h, const char *gpu,
     (char *) dice_python (), "-m", "dice_harness", "--builder", NULL
   };
   char *writable[2] = { h->cache, NULL };
+  char *hidden[2] = { (char *) dice_gpu_lock_dir (), NULL };
   struct builder builder;
   struct job_env env;
   struct dice_gpu_lock lock;
@@ -273,9 +276,10 @@ run_sandboxed (const struct dice_harness *h, const char *gpu,
   sb->file_size = FILE_SIZE_LIMIT;
   sb->isolate = h->isolate;
   sb->keep_dir = h->keep_temp;
+  sb->hidden = hidden;
   locked = hold_gpu (h, gpu, &lock);
   if (builder_start (&builder, h, builder_argv, env.extra, input, writable,
-                     sb->memory) == 0)
+                     hidden, sb->memory) == 0)
     {
       sb->channel = &builder.channel[1];
       dice_sandbox_run (sb);

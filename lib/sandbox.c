@@ -427,6 +427,22 @@ readonly_filesystem (const struct dice_sandbox *sb)
       if (mount (NULL, point, NULL, flags, NULL) != 0)
         all = false;
     }
+  /* Not a condition of ALL: a directory that cannot be covered (one
+     that is gone, say) leaves the candidate able to delay other runs,
+     not to change what the read-only file systems protect.  */
+  for (char *const *h = sb->hidden; h && *h; h++)
+    {
+      /* A directory that holds one the candidate needs (a lock directory
+         set to /tmp, say) stays in sight.  */
+      bool needed = **h != '/';
+
+      for (size_t i = 0; i < nkeep && !needed; i++)
+        needed = under (keep[i], *h);
+      if (!needed)
+        mount ("dice-hidden", *h, "tmpfs",
+               MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+               "size=4k,mode=0555");
+    }
   return all;
 }
 

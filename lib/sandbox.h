@@ -48,6 +48,11 @@ struct dice_sandbox
   char *const *writable;        /* absolute directories the candidate may
                                    write besides its own (the build cache);
                                    at most 8 */
+  char *const *hidden;          /* absolute directories the candidate must
+                                   not see (the GPU locks, which it could
+                                   hold to stall other runs): where a mount
+                                   namespace can be had, each is covered by
+                                   an empty read-only file system */
   const int *channel;           /* NULL, or a descriptor the candidate gets
                                    as DICE_SANDBOX_CHANNEL_FD (a socket to
                                    a process of the caller's choosing) */

@@ -294,6 +294,51 @@ test_expect_success 'a lock directory whose parent is missing: a warning, every 
 	grep "^dice-time: warning: cannot use the GPU lock directory .*/no/such.: No such file or directory; running without GPU locks$" err
 '
 
+# probe: Python lines that look for the lock directory and a lock in it
+# from inside the sandbox, and say what they found in ERROR.
+probe () {
+	printf '%s\n' "import os" \
+		"try:" "    _seen = sorted(os.listdir('$DICE_LOCKDIR'))" \
+		"except OSError:" "    _seen = 'unlistable'" \
+		"try:" "    open('$DICE_LOCKDIR/0.gate').close()" "    _open = 'opened'" \
+		"except OSError:" "    _open = 'refused'" \
+		"ERROR = '%s %s' % (_seen, _open)"
+}
+
+# Where the sandbox has a mount namespace (its file systems read-only),
+# the lock directory is covered: a candidate cannot hold a lock to stall
+# the node's other runs.  Without one there is nothing to cover it with.
+test_expect_success 'the lock directory is hidden from candidates, GPU run or not' '
+	test -f "$DICE_LOCKDIR/0.gate" &&
+	checked L1/gpu "$(probe)" >probe.jsonl &&
+	dice-check -q --gpus 0 probe.jsonl >gpu.out &&
+	dice-check -q --device cpu probe.jsonl >cpu.out &&
+	checked L1/time "$(probe; printf "%s\n" "import json" \
+		"t = $(fake_timing "[2,2,2]" "[1,1,1]")" "t[\"error\"] = ERROR" \
+		"RESULT = json.dumps({\"compile\": {\"ok\": True}, \"time\": t})")" >time.jsonl &&
+	dice-time -q --gpus 0 time.jsonl >time.out &&
+	for out in gpu cpu time
+	do
+		mode=check && test $out != time || mode=time
+		fs=$(jq -r ".$mode.sandbox.filesystem" $out.out) &&
+		if test "$fs" = read-only
+		then
+			echo "[] refused" >expect &&
+			jq -r ".$mode.error" $out.out >actual &&
+			test_cmp expect actual || return 1
+		else
+			say "# $out: no mount namespace here ($fs): nothing to check"
+		fi
+	done
+'
+
+test_expect_success 'a lock directory that holds the candidate'"'"'s own stays in sight' '
+	checked L1/tmp "$(candidate "" "return torch.relu(x)")" >tmp.jsonl &&
+	DICE_LOCKDIR=$TMPDIR dice-check -q --gpus 0 tmp.jsonl >tmp.out 2>err &&
+	jq -r ".check.status" tmp.out >actual &&
+	test -s actual && ! grep -i "crashed\|not_started" actual
+'
+
 if test "$(id -u)" != 0; then test_set_prereq NOT_ROOT; fi
 
 test_expect_success NOT_ROOT 'a lock directory that cannot be written: a warning, every candidate runs' '
