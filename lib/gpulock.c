@@ -4,6 +4,7 @@
 #include "system.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <strings.h>
@@ -268,6 +269,33 @@ dice_gpu_lock_dir (void)
   const char *dir = getenv ("DICE_LOCKDIR");
 
   return dir && *dir ? dir : DICE_GPU_LOCK_DIR;
+}
+
+/* Whether NAME ends with SUFFIX.  */
+static bool
+ends_with (const char *name, const char *suffix)
+{
+  size_t n = strlen (name), k = strlen (suffix);
+
+  return n > k && strcmp (name + n - k, suffix) == 0;
+}
+
+bool
+dice_gpu_lock_dir_hideable (void)
+{
+  const char *dir = dice_gpu_lock_dir ();
+  struct dirent *de;
+  bool only_locks = true;
+  DIR *d;
+
+  if (*dir != '/' || (d = opendir (dir)) == NULL)
+    return false;
+  while (only_locks && (de = readdir (d)) != NULL)
+    only_locks = strcmp (de->d_name, ".") == 0
+      || strcmp (de->d_name, "..") == 0
+      || ends_with (de->d_name, ".gate") || ends_with (de->d_name, ".lock");
+  closedir (d);
+  return only_locks;
 }
 
 int

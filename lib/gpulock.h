@@ -35,9 +35,15 @@ enum dice_gpu_hold
 #define DICE_GPU_LOCK_DIR "/tmp/dice-gpu-locks"
 
 /* The lock directory: $DICE_LOCKDIR, else DICE_GPU_LOCK_DIR.  Every
-   candidate's sandbox hides it, GPU run or not, so that no candidate can
-   hold a lock to stall the node's other runs.  */
+   candidate's sandbox hides it where it can (GPU run or not), so that no
+   candidate can hold a lock to stall the node's other runs.  */
 const char *dice_gpu_lock_dir (void);
+
+/* Whether the lock directory can be hidden without hiding anything else:
+   it is an absolute path, it exists, and it holds lock files alone (a
+   DICE_LOCKDIR set to the build cache, or to a directory above it or
+   above the harness, must stay in sight).  */
+bool dice_gpu_lock_dir_hideable (void);
 
 /* A GPU of the node as NVML lists it.  */
 struct dice_gpu_info

@@ -260,7 +260,9 @@ run_sandboxed (const struct dice_harness *h, const char *gpu,
     (char *) dice_python (), "-m", "dice_harness", "--builder", NULL
   };
   char *writable[2] = { h->cache, NULL };
-  char *hidden[2] = { (char *) dice_gpu_lock_dir (), NULL };
+  char *hidden[2] = {
+    dice_gpu_lock_dir_hideable () ? (char *) dice_gpu_lock_dir () : NULL, NULL
+  };
   struct builder builder;
   struct job_env env;
   struct dice_gpu_lock lock;

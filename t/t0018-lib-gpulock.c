@@ -171,6 +171,21 @@ main (void)
 
   writer_first (&locks, gate);
 
+  /* What every sandbox may cover: lock files alone, at an absolute path.  */
+  ok (dice_gpu_lock_dir_hideable (), "a directory of lock files is hidden");
+  snprintf (path, sizeof path, "%s/notes", locks_dir);
+  close (open (path, O_WRONLY | O_CREAT, 0600));
+  ok (!dice_gpu_lock_dir_hideable (), "one that holds anything else is not");
+  unlink (path);
+  setenv ("DICE_LOCKDIR", "relative/locks", 1);
+  ok (!dice_gpu_lock_dir_hideable (), "nor one named by a relative path");
+  setenv ("DICE_LOCKDIR", dir, 1);
+  ok (!dice_gpu_lock_dir_hideable (), "nor one above the lock directory");
+  snprintf (path, sizeof path, "%s/missing", dir);
+  setenv ("DICE_LOCKDIR", path, 1);
+  ok (!dice_gpu_lock_dir_hideable (), "nor one that is not there");
+  setenv ("DICE_LOCKDIR", locks_dir, 1);
+
   setenv ("DICE_GPU_LOCK", "0", 1);
   ok (dice_gpu_locks_settle (&off, entries, 2, err, sizeof err) == 0
       && off.dir == NULL

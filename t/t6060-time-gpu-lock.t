@@ -339,6 +339,17 @@ test_expect_success 'a lock directory that holds the candidate'"'"'s own stays i
 	test -s actual && ! grep -i "crashed\|not_started" actual
 '
 
+test_expect_success 'a lock directory that holds anything but locks stays in sight' '
+	mkdir -p shared-locks &&
+	echo mine >shared-locks/notes &&
+	checked L1/shared "$(printf "%s\n" "import os" \
+		"ERROR = str(sorted(os.listdir(\"$PWD/shared-locks\")))")" >shared.jsonl &&
+	DICE_LOCKDIR=$PWD/shared-locks dice-check -q --gpus 0 shared.jsonl >shared.out &&
+	echo "[Q0.gateQ, Q0.lockQ, QnotesQ]" | tr Q "\047" >expect &&
+	jq -r ".check.error" shared.out >actual &&
+	test_cmp expect actual
+'
+
 if test "$(id -u)" != 0; then test_set_prereq NOT_ROOT; fi
 
 test_expect_success NOT_ROOT 'a lock directory that cannot be written: a warning, every candidate runs' '
