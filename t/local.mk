@@ -96,7 +96,8 @@ shell_tests += \
 	t/t0310-bash-completion.t \
 	t/t8300-demo.t \
 	t/t8400-make-recipe.t \
-	t/t8410-slurm-recipe.t
+	t/t8410-slurm-recipe.t \
+	t/t8500-bench-kb-standins.t
 
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t
