@@ -21,7 +21,8 @@ EXTRA_DIST += contrib/bench/time-repeatability.sh
 # builds: cold, plain load_inline against dice's fast paths; the whole
 # pipeline against KernelBench's evaluation
 EXTRA_DIST += contrib/bench/cold-build.py contrib/bench/cold-build-cuda.sh \
-	contrib/bench/select-buildable.py contrib/bench/pipeline-vs-kernelbench.sh
+	contrib/bench/select-buildable.py contrib/bench/pipeline-vs-kernelbench.sh \
+	contrib/bench/harness-imports.py
 
 EXTRA_DIST += contrib/bicrl/README contrib/bicrl/bicrl.sh contrib/bicrl/oracle-sampler
 
