@@ -143,8 +143,10 @@ writer_first (const struct dice_gpu_locks *locks, const char *gate)
 int
 main (void)
 {
-  char dir[] = "/tmp/t0018-XXXXXX", locks_dir[64], gate[96], path[96];
-  char err[512];
+  char dir[] = "/tmp/t0018-XXXXXX", locks_dir[64], gate[160], path[160];
+  char err[512], *gpu0;
+  struct dice_gpu_info *node;
+  size_t node_gpus;
   char *entries[] = { "0", "0" };
   struct dice_gpu_locks locks = { 0 }, off = { 0 };
   struct dice_gpu_lock l;
@@ -154,7 +156,15 @@ main (void)
   if (mkdtemp (dir) == NULL)
     return 1;
   snprintf (locks_dir, sizeof locks_dir, "%s/locks", dir);
-  snprintf (gate, sizeof gate, "%s/0.gate", locks_dir);
+  /* On a GPU node, index 0 is locked by its UUID as NVML tells it; on a
+     machine without NVML, as "0".  */
+  unsetenv ("CUDA_DEVICE_ORDER");
+  node_gpus = dice_gpu_list (&node);
+  gpu0 = dice_gpu_lock_name ("0", node, node_gpus, false);
+  free (node);
+  if (gpu0 == NULL)
+    return 1;
+  snprintf (gate, sizeof gate, "%s/%s.gate", locks_dir, gpu0);
   setenv ("DICE_LOCKDIR", locks_dir, 1);
   unsetenv ("DICE_GPU_LOCK");
   umask (077);
@@ -162,7 +172,7 @@ main (void)
       "the lock directory is made");
   ok (mode_of (locks_dir) == 01777, "mode 1777 whatever the umask");
   ok (mode_of (gate) == 0666, "its files 0666 whatever the umask");
-  ok (locks.n == 2 && strcmp (locks.names[1], "0") == 0,
+  ok (locks.n == 2 && strcmp (locks.names[1], gpu0) == 0,
       "every entry has its lock name");
   ok (dice_gpu_lock_take (&l, &locks, "7", DICE_GPU_HOLD_EXCLUSIVE) == 0,
       "a GPU that is not the run's has nothing to take");
@@ -205,10 +215,12 @@ main (void)
   dice_gpu_locks_free (&locks);
   for (int g = 0; g < 2; g++)
     {
-      snprintf (path, sizeof path, "%s/0.%s", locks_dir, g ? "lock" : "gate");
+      snprintf (path, sizeof path, "%s/%s.%s", locks_dir, gpu0,
+                g ? "lock" : "gate");
       unlink (path);
     }
   rmdir (locks_dir);
   rmdir (dir);
+  free (gpu0);
   return done_testing ();
 }

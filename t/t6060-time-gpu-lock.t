@@ -115,7 +115,12 @@ test_expect_success 'setup' '
 	done >t3.jsonl &&
 	for i in 1 2 3 4; do
 		checked L1/$i "$(timed_span 0.2)" || return 1
-	done >t4.jsonl
+	done >t4.jsonl &&
+	# What GPU 0 is locked as: its UUID where NVML can tell, else "0".
+	DICE_LOCKDIR=$PWD/naming dice-time -q --gpus 0 t3.jsonl >/dev/null &&
+	ls naming | sed -n "s/\.gate\$//p" >gpu0 &&
+	test_line_count = 1 gpu0 &&
+	test -f "naming/$(cat gpu0).lock"
 '
 
 test_expect_success 'two dice-time runs on one GPU never time at once' '
@@ -259,14 +264,15 @@ test_expect_success 'dice-compile takes no GPU lock: it builds while dice-time t
 test_expect_success 'a lock directory it makes is for every user: 1777, its files 0666' '
 	(umask 077 && DICE_LOCKDIR=$PWD/fresh dice-time -q --gpus 0 t3.jsonl >out) &&
 	stat -c "%a %n" fresh fresh/* >actual &&
-	printf "%s\n" "1777 fresh" "666 fresh/0.gate" "666 fresh/0.lock" >expect &&
+	printf "%s\n" "1777 fresh" "666 fresh/$(cat gpu0).gate" \
+		"666 fresh/$(cat gpu0).lock" >expect &&
 	test_cmp expect actual
 '
 
 test_expect_success 'lock files that cannot be written are locked all the same' '
 	mkdir -p readonly &&
-	touch readonly/0.gate readonly/0.lock &&
-	chmod 444 readonly/0.gate readonly/0.lock &&
+	touch readonly/$(cat gpu0).gate readonly/$(cat gpu0).lock &&
+	chmod 444 readonly/* &&
 	{ DICE_LOCKDIR=$PWD/readonly dice-time -q --gpus 0 t3.jsonl >one.out 2>err1 & } &&
 	DICE_LOCKDIR=$PWD/readonly dice-time -q --gpus 0 t3.jsonl >two.out 2>err2 &&
 	wait &&
@@ -300,7 +306,7 @@ probe () {
 	printf '%s\n' "import os" \
 		"try:" "    _seen = sorted(os.listdir('$DICE_LOCKDIR'))" \
 		"except OSError:" "    _seen = 'unlistable'" \
-		"try:" "    open('$DICE_LOCKDIR/0.gate').close()" "    _open = 'opened'" \
+		"try:" "    open('$DICE_LOCKDIR/$(cat gpu0).gate').close()" "    _open = 'opened'" \
 		"except OSError:" "    _open = 'refused'" \
 		"ERROR = '%s %s' % (_seen, _open)"
 }
@@ -309,7 +315,7 @@ probe () {
 # the lock directory is covered: a candidate cannot hold a lock to stall
 # the node's other runs.  Without one there is nothing to cover it with.
 test_expect_success 'the lock directory is hidden from candidates, GPU run or not' '
-	test -f "$DICE_LOCKDIR/0.gate" &&
+	test -f "$DICE_LOCKDIR/$(cat gpu0).gate" &&
 	checked L1/gpu "$(probe)" >probe.jsonl &&
 	dice-check -q --gpus 0 probe.jsonl >gpu.out &&
 	dice-check -q --device cpu probe.jsonl >cpu.out &&
@@ -345,7 +351,7 @@ test_expect_success 'a lock directory that holds anything but locks stays in sig
 	checked L1/shared "$(printf "%s\n" "import os" \
 		"ERROR = str(sorted(os.listdir(\"$PWD/shared-locks\")))")" >shared.jsonl &&
 	DICE_LOCKDIR=$PWD/shared-locks dice-check -q --gpus 0 shared.jsonl >shared.out &&
-	echo "[Q0.gateQ, Q0.lockQ, QnotesQ]" | tr Q "\047" >expect &&
+	echo "[Q$(cat gpu0).gateQ, Q$(cat gpu0).lockQ, QnotesQ]" | tr Q "\047" >expect &&
 	jq -r ".check.error" shared.out >actual &&
 	test_cmp expect actual
 '
@@ -357,7 +363,7 @@ test_expect_success NOT_ROOT 'a lock directory that cannot be written: a warning
 	chmod 555 shut &&
 	DICE_LOCKDIR=$PWD/shut dice-check -q --gpus 0 t3.jsonl >out 2>err &&
 	test_line_count = 3 out &&
-	grep "^dice-check: warning: cannot use the GPU lock .*/shut/0.gate.: Permission denied; running without GPU locks$" err
+	grep "^dice-check: warning: cannot use the GPU lock .*/shut/$(cat gpu0).gate.: Permission denied; running without GPU locks$" err
 '
 
 test_done
