@@ -214,7 +214,8 @@ Input and output:\n\
   fputs ("\n\
 Environment: DICE_PYTHON (the interpreter with torch), DICE_DATADIR (the\n\
 harness), DICE_CACHE (the build cache), DICE_SANDBOX=none (no namespaces);\n\
-CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.\n", stdout);
+CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.  DICE_PRESTART=0\n\
+starts each harness with its job, not while the one before runs.\n", stdout);
   if (this_tool->mode->gpu_hold != DICE_GPU_HOLD_NONE)
     fputs ("\
 DICE_GPU_LOCK=0 takes no GPU lock; DICE_LOCKDIR is where the locks are.\n",
@@ -522,6 +523,14 @@ tool_work (const json_t *rec, const char *gpu, void *ctx)
   return dice_harness_run (ctx, rec, gpu);
 }
 
+static void
+tool_worker_done (const char *gpu, void *ctx)
+{
+  (void) gpu;
+  (void) ctx;
+  dice_harness_worker_done ();
+}
+
 static bool
 tool_judgeable (const json_t *rec, void *ctx, char *err, size_t errlen)
 {
@@ -545,7 +554,8 @@ harness_tool_main (const struct harness_tool *tool, int argc, char **argv)
   static struct dice_gpu_locks gpu_locks;
   struct schedule sched;
   struct dice_sched s = { .work = tool_work, .label = tool_label,
-                          .judgeable = tool_judgeable, .ctx = &h };
+                          .judgeable = tool_judgeable,
+                          .worker_done = tool_worker_done, .ctx = &h };
   char err[512];
   int status;
 

@@ -17,6 +17,7 @@
 #include "pymod.h"
 #include "record.h"
 #include "sandbox.h"
+#include "scheduler.h"
 #include "secrets.h"
 
 #define FILE_SIZE_LIMIT (16ULL << 30)
@@ -113,6 +114,10 @@ struct builder
   struct dice_sandbox sb;
   pthread_t thread;
   int channel[2];               /* the builder's end, the candidate's */
+  /* The job, which comes after the builder (and its candidate) started:
+     a builder is run only once it has one.  */
+  pthread_mutex_t job_lock;
+  char *job;
 };
 
 /* Most candidates build nothing or only hit the cache: the builder
@@ -124,18 +129,28 @@ builder_main (void *arg)
   struct builder *b = arg;
   struct pollfd wait = { b->channel[0], POLLIN, 0 };
   char first;
+  bool has_job;
 
   while (poll (&wait, 1, -1) < 0 && errno == EINTR)
     ;
-  if (recv (b->channel[0], &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1)
+  pthread_mutex_lock (&b->job_lock);
+  has_job = b->job != NULL;
+  if (has_job)
+    {
+      b->sb.input = b->job;
+      b->sb.input_len = strlen (b->job);
+    }
+  pthread_mutex_unlock (&b->job_lock);
+  if (has_job
+      && recv (b->channel[0], &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1)
     dice_sandbox_run (&b->sb);
   return NULL;
 }
 
-/* Start B, running ARGV, for the job INPUT; 0, or -1 with errno set.  */
+/* Start B, running ARGV, ahead of its job; 0, or -1 with errno set.  */
 static int
 builder_start (struct builder *b, const struct dice_harness *h,
-               char *const *argv, char *const *env, const char *input,
+               char *const *argv, char *const *env,
                char *const *writable, char *const *hidden,
                unsigned long long memory)
 {
@@ -144,10 +159,9 @@ builder_start (struct builder *b, const struct dice_harness *h,
   memset (b, 0, sizeof *b);
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b->channel) != 0)
     return -1;
+  pthread_mutex_init (&b->job_lock, NULL);
   b->sb.argv = argv;
   b->sb.extra_env = env;
-  b->sb.input = input;
-  b->sb.input_len = strlen (input);
   b->sb.timeout = h->timeout;
   b->sb.memory = memory;
   b->sb.file_size = FILE_SIZE_LIMIT;
@@ -160,10 +174,20 @@ builder_start (struct builder *b, const struct dice_harness *h,
     {
       close (b->channel[0]);
       close (b->channel[1]);
+      pthread_mutex_destroy (&b->job_lock);
       errno = err;
       return -1;
     }
   return 0;
+}
+
+/* Give B the job INPUT, which must outlive builder_stop.  */
+static void
+builder_deliver (struct builder *b, char *input)
+{
+  pthread_mutex_lock (&b->job_lock);
+  b->job = input;
+  pthread_mutex_unlock (&b->job_lock);
 }
 
 /* Once the candidate has ended: the builder reads the end of its
@@ -176,6 +200,7 @@ builder_stop (struct builder *b)
   pthread_join (b->thread, NULL);
   close (b->channel[0]);
   close (b->channel[1]);
+  pthread_mutex_destroy (&b->job_lock);
   dice_sandbox_free (&b->sb);
 }
 
@@ -247,54 +272,170 @@ hold_gpu (const struct dice_harness *h, const char *gpu,
   return took > 0;
 }
 
-/* Run the harness on the job INPUT, on GPU, with its builder beside it;
-   SB (zeroed by the caller) says how it ended.  The GPU's lock is held
-   around both, and the wait for it is before the sandbox's clock starts:
-   it counts against neither the timeout nor the record's ms.  */
-static void
-run_sandboxed (const struct dice_harness *h, const char *gpu,
-               char *input, struct dice_sandbox *sb)
+/* A run of the harness with its builder, started ahead of its job: the
+   harness imports torch before it reads the job (dice(7), HARNESS
+   PROTOCOL), so that this is done while the worker's previous candidate
+   runs.  Everything the sandboxes point to lives here.  */
+struct prepared
 {
-  char *argv[] = { (char *) dice_python (), "-m", "dice_harness", NULL };
-  char *builder_argv[] = {
-    (char *) dice_python (), "-m", "dice_harness", "--builder", NULL
-  };
-  char *writable[2] = { h->cache, NULL };
-  char *hidden[2] = {
-    dice_gpu_lock_dir_hideable () ? (char *) dice_gpu_lock_dir () : NULL, NULL
-  };
+  const struct dice_harness *h;
+  char *gpu;                    /* the GPU it was made for, or NULL */
+  struct dice_sandbox sb;
   struct builder builder;
+  bool builder_started;
   struct job_env env;
+  char *argv[4], *builder_argv[5], *writable[2], *hidden[2];
+};
+
+static void
+prepared_free (struct prepared *p)
+{
+  if (p == NULL)
+    return;
+  dice_sandbox_cancel (&p->sb);
+  if (p->builder_started)
+    builder_stop (&p->builder);
+  dice_sandbox_free (&p->sb);
+  free (p->gpu);
+  free (p);
+}
+
+/* A run of H on GPU, its processes started: the harness's sandbox (the
+   new processes count against neither the timeout nor the record's ms
+   until the job is delivered), and its builder's thread.  NULL when
+   memory ran out.  Where a start fails, P->sb says why.  */
+static struct prepared *
+prepare (const struct dice_harness *h, const char *gpu)
+{
+  struct prepared *p = calloc (1, sizeof *p);
+
+  if (p == NULL || (gpu && (p->gpu = strdup (gpu)) == NULL))
+    {
+      free (p);
+      return NULL;
+    }
+  p->h = h;
+  job_env (&p->env, h, gpu);
+  p->argv[0] = p->builder_argv[0] = (char *) dice_python ();
+  p->argv[1] = p->builder_argv[1] = "-m";
+  p->argv[2] = p->builder_argv[2] = "dice_harness";
+  p->builder_argv[3] = "--builder";
+  p->writable[0] = h->cache;
+  p->hidden[0] = dice_gpu_lock_dir_hideable ()
+    ? (char *) dice_gpu_lock_dir () : NULL;
+  p->sb.memory = dice_harness_sandbox_memory (h);
+  p->sb.argv = p->argv;
+  p->sb.extra_env = p->env.extra;
+  p->sb.timeout = h->timeout;
+  p->sb.file_size = FILE_SIZE_LIMIT;
+  p->sb.isolate = h->isolate;
+  p->sb.keep_dir = h->keep_temp;
+  p->sb.hidden = p->hidden;
+  if (builder_start (&p->builder, h, p->builder_argv, p->env.extra,
+                     p->writable, p->hidden, p->sb.memory) != 0)
+    {
+      p->sb.end = DICE_SANDBOX_NOT_STARTED;
+      snprintf (p->sb.error, sizeof p->sb.error,
+                "cannot start the builder: %s", strerror (errno));
+      return p;
+    }
+  p->builder_started = true;
+  p->sb.channel = &p->builder.channel[1];
+  dice_sandbox_start (&p->sb);
+  return p;
+}
+
+/* This worker thread's next run, started ahead, or NULL.  Its guard
+   ends with the thread that forked it, so it is the thread's own.  */
+static __thread struct prepared *spare;
+/* How many workers hold one.  */
+static size_t spares;
+static pthread_mutex_t spares_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+count_spare (int change)
+{
+  pthread_mutex_lock (&spares_lock);
+  spares += change;
+  pthread_mutex_unlock (&spares_lock);
+}
+
+/* Whether this worker should start a run ahead for a next record: unless
+   DICE_PRESTART=0 (to measure what that saves: contrib/bench), when more
+   records may come than the other workers have runs ready for.  A single
+   record, or the last few, start nothing that no record would use.  */
+static bool
+prestart_wanted (void)
+{
+  const char *prestart = getenv ("DICE_PRESTART");
+  size_t ready;
+
+  if (prestart && strcmp (prestart, "0") == 0)
+    return false;
+  pthread_mutex_lock (&spares_lock);
+  ready = spares;
+  pthread_mutex_unlock (&spares_lock);
+  return dice_sched_records_to_come () > ready;
+}
+
+/* Take the spare if it is for H and GPU; otherwise it goes.  */
+static struct prepared *
+take_spare (const struct dice_harness *h, const char *gpu)
+{
+  struct prepared *p = spare;
+
+  if (p)
+    count_spare (-1);
+  spare = NULL;
+  if (p && p->h == h && (p->gpu == NULL) == (gpu == NULL)
+      && (gpu == NULL || strcmp (p->gpu, gpu) == 0))
+    return p;
+  prepared_free (p);
+  return NULL;
+}
+
+void
+dice_harness_worker_done (void)
+{
+  if (spare)
+    count_spare (-1);
+  prepared_free (spare);
+  spare = NULL;
+}
+
+/* Run the harness on the job INPUT, on GPU, with its builder beside it:
+   the run, or NULL when memory ran out.  The GPU's lock is held around
+   both, and the wait for it is before the sandbox's clock starts: it
+   counts against neither the timeout nor the record's ms.  */
+static struct prepared *
+run_sandboxed (const struct dice_harness *h, const char *gpu, char *input)
+{
+  struct prepared *p = take_spare (h, gpu);
   struct dice_gpu_lock lock;
   bool locked;
 
-  job_env (&env, h, gpu);
-  sb->memory = dice_harness_sandbox_memory (h);
-  sb->argv = argv;
-  sb->extra_env = env.extra;
-  sb->input = input;
-  sb->input_len = strlen (input);
-  sb->timeout = h->timeout;
-  sb->file_size = FILE_SIZE_LIMIT;
-  sb->isolate = h->isolate;
-  sb->keep_dir = h->keep_temp;
-  sb->hidden = hidden;
+  if (p == NULL && (p = prepare (h, gpu)) == NULL)
+    return NULL;
   locked = hold_gpu (h, gpu, &lock);
-  if (builder_start (&builder, h, builder_argv, env.extra, input, writable,
-                     hidden, sb->memory) == 0)
+  /* Decided once this record's run is under way, when the reader has
+     most likely seen whether the input ended.  */
+  if (prestart_wanted () && (spare = prepare (h, gpu)) != NULL)
+    count_spare (1);
+  if (p->builder_started && p->sb.pending)
     {
-      sb->channel = &builder.channel[1];
-      dice_sandbox_run (sb);
-      builder_stop (&builder);
+      builder_deliver (&p->builder, input);
+      p->sb.input = input;
+      p->sb.input_len = strlen (input);
+      dice_sandbox_run (&p->sb);
     }
-  else
+  if (p->builder_started)
     {
-      sb->end = DICE_SANDBOX_NOT_STARTED;
-      snprintf (sb->error, sizeof sb->error, "cannot start the builder: %s",
-                strerror (errno));
+      builder_stop (&p->builder);
+      p->builder_started = false;
     }
   if (locked)
     dice_gpu_lock_release (&lock);
+  return p;
 }
 
 /* One run of REC's CODE in a fresh sandbox: the mode's object for it,
@@ -303,7 +444,8 @@ static json_t *
 run_once (const struct dice_harness *h, const json_t *rec, const char *code,
           const char *gpu)
 {
-  struct dice_sandbox sb;
+  struct prepared *run;
+  struct dice_sandbox *sb;
   json_t *job = job_object (h, rec, code), *result = NULL, *value;
   char *input = job ? json_dumps (job, JSON_COMPACT) : NULL;
   char why[1024] = "";
@@ -313,17 +455,19 @@ run_once (const struct dice_harness *h, const json_t *rec, const char *code,
   json_decref (job);
   if (input == NULL)
     return NULL;
-  memset (&sb, 0, sizeof sb);
-  run_sandboxed (h, gpu, input, &sb);
+  run = run_sandboxed (h, gpu, input);
   free (input);
+  if (run == NULL)
+    return NULL;
+  sb = &run->sb;
 
   /* A result counts whenever one arrived, even if the process then died:
      the harness closes its result descriptor only when it is complete.  */
-  if (sb.result_len && sb.end != DICE_SANDBOX_TIMEOUT)
+  if (sb->result_len && sb->end != DICE_SANDBOX_TIMEOUT)
     {
       json_error_t jerr;
 
-      result = json_loadb (sb.result, sb.result_len, 0, &jerr);
+      result = json_loadb (sb->result, sb->result_len, 0, &jerr);
       if (!json_is_object (result))
         {
           snprintf (why, sizeof why, "the harness wrote a malformed result "
@@ -334,17 +478,17 @@ run_once (const struct dice_harness *h, const json_t *rec, const char *code,
         }
     }
   if (result == NULL && status == NULL)
-    status = dice_harness_explain_end (h, &sb, why, sizeof why);
+    status = dice_harness_explain_end (h, sb, why, sizeof why);
   dice_harness_one_line (why);
   end = (struct dice_harness_end) {
     .result = result, .status = status, .why = why, .whylen = sizeof why,
-    .sb = &sb, .sandbox = dice_harness_sandbox_object
-      (h, &sb, sb.end != DICE_SANDBOX_NOT_STARTED)
+    .sb = sb, .sandbox = dice_harness_sandbox_object
+      (h, sb, sb->end != DICE_SANDBOX_NOT_STARTED)
   };
   value = end.sandbox ? h->mode->result (h, rec, &end) : NULL;
   json_decref (end.sandbox);
   json_decref (result);
-  dice_sandbox_free (&sb);
+  prepared_free (run);
   redact_tree (value);
   return value;
 }

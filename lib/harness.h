@@ -108,6 +108,11 @@ json_t *dice_harness_check_job_fields (const struct dice_harness *h);
 json_t *dice_harness_run (const struct dice_harness *h, const json_t *rec,
                           const char *gpu);
 
+/* Called by each worker thread that ran dice_harness_run, as it ends:
+   the run it started ahead for a next record that never came is
+   stopped (dice(7), HARNESS PROTOCOL).  */
+void dice_harness_worker_done (void);
+
 /* Whether REC can be judged at all: false, with ERR saying why, for a
    record with code but no reference to judge it by (no ref, a ref that
    is not a string or defines no Model): a mistake in the input, not the

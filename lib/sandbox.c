@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <linux/securebits.h>
@@ -633,8 +634,12 @@ reap (pid_t cand, int *wstatus, bool *cand_done)
 
 /* The guard: never returns.  FDS are the candidate's ends: stdin, output,
    result; ST the status pipe.  */
+/* The guard.  AWAITING_JOB: the run was started ahead of its job
+   (dice_sandbox_start), and its deadline starts at the caller's go,
+   SIGUSR1, when the job is delivered, not now.  */
 static void __attribute__ ((noreturn))
-guard (const struct dice_sandbox *sb, char **env, int fds[4], pid_t parent)
+guard (const struct dice_sandbox *sb, char **env, int fds[4], pid_t parent,
+       bool awaiting_job)
 {
   struct guard_msg m;
   int keep[5];
@@ -668,6 +673,7 @@ guard (const struct dice_sandbox *sb, char **env, int fds[4], pid_t parent)
   sigemptyset (&chld);
   sigaddset (&chld, SIGCHLD);
   sigaddset (&chld, SIGTERM);
+  sigaddset (&chld, SIGUSR1);
   sigprocmask (SIG_BLOCK, &chld, NULL);
   prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
   if (getppid () != parent)
@@ -709,10 +715,11 @@ guard (const struct dice_sandbox *sb, char **env, int fds[4], pid_t parent)
   if (sb->channel)
     close (*sb->channel);
 
-  deadline = sb->timeout > 0 ? now_s () + sb->timeout : 0;
+  deadline = sb->timeout > 0 && !awaiting_job ? now_s () + sb->timeout : 0;
   while (!cand_done && !m.aborted)
     {
       struct timespec ts = { 1, 0 };
+      int sig;
 
       reap (cand, &wstatus, &cand_done);
       if (cand_done)
@@ -732,8 +739,14 @@ guard (const struct dice_sandbox *sb, char **env, int fds[4], pid_t parent)
               ts.tv_nsec = (long) (left * 1e9) + 1;
             }
         }
-      if (sigtimedwait (&chld, NULL, &ts) == SIGTERM)
+      sig = sigtimedwait (&chld, NULL, &ts);
+      if (sig == SIGTERM)
         m.aborted = 1;
+      else if (sig == SIGUSR1 && awaiting_job)
+        {
+          awaiting_job = false;
+          deadline = sb->timeout > 0 ? now_s () + sb->timeout : 0;
+        }
     }
   /* Whatever ended the candidate, nothing it started may outlive it: its
      process group first (with a PID namespace the kernel has already
@@ -874,14 +887,17 @@ make_workdir (struct dice_sandbox *sb, char ***env)
   return 0;
 }
 
-/* Fork the guard with ENV, the caller's ends of the channels in W.  0, or
-   -1 with SB's error set and the working directory gone.  */
+/* Fork the guard with ENV, the caller's ends of the channels in W
+   (AWAITING_JOB: see guard).  0, or -1 with SB's error set and the
+   working directory gone.  */
 static int
-start_guard (struct dice_sandbox *sb, char **env, struct watch *w)
+start_guard (struct dice_sandbox *sb, char **env, struct watch *w,
+             bool awaiting_job)
 {
   int in[2], out[2], res[2], st[2];
   int child_fds[4];
   pid_t self = getpid ();
+  sigset_t go, mask;
   int err;
 
   /* stdin is a socket so that writing to a candidate that closed it
@@ -906,10 +922,16 @@ start_guard (struct dice_sandbox *sb, char **env, struct watch *w)
   child_fds[2] = res[1];
   child_fds[3] = st[1];
   w->start = now_s ();
+  /* The guard is born with the go signal blocked, so that a go sent at
+     once is waited for rather than fatal.  */
+  sigemptyset (&go);
+  sigaddset (&go, SIGUSR1);
+  pthread_sigmask (SIG_BLOCK, &go, &mask);
   w->guard = fork ();
   if (w->guard == 0)
-    guard (sb, env, child_fds, self);
+    guard (sb, env, child_fds, self, awaiting_job);
   err = errno;
+  pthread_sigmask (SIG_SETMASK, &mask, NULL);
   close (in[0]);
   close (out[1]);
   close (res[1]);
@@ -1171,32 +1193,104 @@ settle (struct dice_sandbox *sb, struct watch *w, long long oom_before)
     }
 }
 
-int
-dice_sandbox_run (struct dice_sandbox *sb)
+/* A run started ahead of its job: the caller's side, kept between
+   dice_sandbox_start and dice_sandbox_run (or dice_sandbox_cancel).  */
+struct dice_sandbox_pending
 {
   struct watch w;
-  char **env;
   long long oom_before;
+};
+
+/* Make SB's directory and fork its guard, into the new P.  0, or -1 with
+   SB's error set.  */
+static int
+start_run (struct dice_sandbox *sb, struct dice_sandbox_pending *p,
+           bool awaiting_job)
+{
+  char **env;
   int started;
 
   reset_outcome (sb);
   if (make_workdir (sb, &env) != 0)
     return -1;
-  memset (&w, 0, sizeof w);
-  w.in = w.out = w.res = w.st = -1;
-  w.log_max = sb->log_max ? sb->log_max : 16384;
-  oom_before = oom_kills ();
-  started = start_guard (sb, env, &w);
+  memset (p, 0, sizeof *p);
+  p->w.in = p->w.out = p->w.res = p->w.st = -1;
+  p->w.log_max = sb->log_max ? sb->log_max : 16384;
+  p->oom_before = oom_kills ();
+  started = start_guard (sb, env, &p->w, awaiting_job);
   dice_sandbox_free_env (env);
-  if (started != 0)
-    return -1;
-  w.backstop = sb->timeout > 0 ? w.start + sb->timeout + BACKSTOP_S : 0;
+  return started;
+}
+
+int
+dice_sandbox_start (struct dice_sandbox *sb)
+{
+  struct dice_sandbox_pending *p = malloc (sizeof *p);
+
+  sb->pending = NULL;
+  if (p == NULL)
+    {
+      reset_outcome (sb);
+      return start_failed (sb, ENOMEM, "cannot start");
+    }
+  if (start_run (sb, p, true) != 0)
+    {
+      free (p);
+      return -1;
+    }
+  sb->pending = p;
+  return 0;
+}
+
+int
+dice_sandbox_run (struct dice_sandbox *sb)
+{
+  struct dice_sandbox_pending now, *p = sb->pending;
+
+  if (p == NULL)
+    {
+      p = &now;
+      if (start_run (sb, p, false) != 0)
+        return -1;
+    }
+  else
+    {
+      /* The clock starts with the job.  */
+      p->w.start = now_s ();
+      kill (p->w.guard, SIGUSR1);
+    }
+  p->w.backstop = sb->timeout > 0 ? p->w.start + sb->timeout + BACKSTOP_S
+    : 0;
   sb->end = DICE_SANDBOX_EXITED;
-  watch_run (sb, &w);
-  settle (sb, &w, oom_before);
+  watch_run (sb, &p->w);
+  settle (sb, &p->w, p->oom_before);
   if (!sb->keep_dir)
     dice_remove_tree (sb->dir);
+  if (p != &now)
+    free (p);
+  sb->pending = NULL;
   return sb->end == DICE_SANDBOX_NOT_STARTED ? -1 : 0;
+}
+
+void
+dice_sandbox_cancel (struct dice_sandbox *sb)
+{
+  struct dice_sandbox_pending *p = sb->pending;
+
+  if (p == NULL)
+    return;
+  /* As when the caller dies: the guard kills everything and goes.  */
+  kill (p->w.guard, SIGTERM);
+  close_fd (&p->w.in);
+  close_fd (&p->w.out);
+  close_fd (&p->w.res);
+  close_fd (&p->w.st);
+  while (waitpid (p->w.guard, NULL, 0) < 0 && errno == EINTR)
+    continue;
+  /* Nothing of a candidate's ever reached it: never kept.  */
+  dice_remove_tree (sb->dir);
+  free (p);
+  sb->pending = NULL;
 }
 
 void

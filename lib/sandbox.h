@@ -74,8 +74,10 @@ struct dice_sandbox
   bool proc_private;            /* C's /proc showed only its PID namespace */
   bool fs_readonly;             /* every file system but DIR, WRITABLE,
                                    /dev, /proc and /sys was read-only */
-  double ms;                    /* wall time from fork to the end */
+  double ms;                    /* wall time from the job's delivery (the
+                                   fork, unless started ahead) to the end */
   char error[256];
+  struct dice_sandbox_pending *pending; /* started ahead, not yet run */
 };
 
 /* Call once before any run, before other threads start: it notes the
@@ -90,6 +92,24 @@ int dice_sandbox_prepare (void);
    ran (however it ended: see SB->end), -1 when it could not be started
    (SB->end is DICE_SANDBOX_NOT_STARTED and SB->error says why).  */
 int dice_sandbox_run (struct dice_sandbox *sb);
+
+/* Start SB's command ahead of its job, so that what it does before
+   reading stdin (the harness imports torch) is done by the time the job
+   comes: the sandbox is made and the command started as dice_sandbox_run
+   would, but nothing is written to its stdin and its deadline has not
+   started.  Everything the guard sees at the fork (all of SB's fields
+   but INPUT and INPUT_LEN) must be set.  Then, from the same thread (the
+   guard ends with the thread that forked it), either dice_sandbox_run (which delivers SB->input and starts the
+   clock: the timeout and SB->ms count from there) or dice_sandbox_cancel.
+   Returns 0, or -1 as dice_sandbox_run does (nothing is then left to
+   run or cancel).  */
+int dice_sandbox_start (struct dice_sandbox *sb);
+
+/* End a run that dice_sandbox_start started and that never got its job:
+   its processes are killed and reaped and its directory removed (even
+   with KEEP_DIR: it holds nothing of a candidate's).  Nothing, for SB
+   not so started.  */
+void dice_sandbox_cancel (struct dice_sandbox *sb);
 
 /* Free what dice_sandbox_run allocated in SB.  */
 void dice_sandbox_free (struct dice_sandbox *sb);

@@ -3,6 +3,7 @@
 #include "system.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "jsonl.h"
@@ -131,6 +132,20 @@ dice_sched_waiting (bool waiting)
   pthread_mutex_unlock (&st->lock);
 }
 
+size_t
+dice_sched_records_to_come (void)
+{
+  struct state *st = this_run;
+  size_t n;
+
+  if (st == NULL)
+    return 0;
+  pthread_mutex_lock (&st->lock);
+  n = st->eof || st->stop ? (st->stop ? 0 : st->qlen) : SIZE_MAX;
+  pthread_mutex_unlock (&st->lock);
+  return n;
+}
+
 static void *
 worker (void *arg)
 {
@@ -194,6 +209,8 @@ worker (void *arg)
       pthread_cond_broadcast (&st->space);
     }
   pthread_mutex_unlock (&st->lock);
+  if (s->worker_done)
+    s->worker_done (slot, s->ctx);
   return NULL;
 }
 

@@ -33,6 +33,10 @@ struct dice_sched
      Called from the reading thread.  */
   bool (*judgeable) (const json_t *rec, void *ctx, char *err,
                      size_t errlen);
+  /* NULL, or what each worker thread does as it ends, when the input
+     is done or the run stops: give back what it holds for the next
+     record.  */
+  void (*worker_done) (const char *slot, void *ctx);
   /* A word for a value, for the progress counts (may be NULL).  */
   const char *(*label) (const json_t *value, void *ctx);
   void *ctx;
@@ -49,5 +53,11 @@ int dice_sched_run (const struct dice_sched *s, char **files, int nfiles);
    waiting for its slot (the GPU, which other processes hold), so that the
    progress line can say so.  Outside a worker thread, nothing.  */
 void dice_sched_waiting (bool waiting);
+
+/* Called by the work, from its worker thread: how many records may still
+   come to the workers besides those they hold: the ones read and not yet
+   taken, or SIZE_MAX while the input has not ended.  Outside a worker
+   thread, 0.  */
+size_t dice_sched_records_to_come (void);
 
 #endif

@@ -8,9 +8,14 @@
 # (default 3) and dice-time -j1 once with DICE_PHASES=1, so that each
 # record carries the harness's phases_ms (dice-records(5)), and prints
 # for each phase the median over candidates and runs in ms and its share
-# of the whole.  "outside" is the record's ms less the harness's phases:
-# the sandbox's setup before the interpreter starts and its teardown
-# after the result.  Run from a configured build directory; needs jq and
+# of the whole, the record's ms (from the job's delivery to the end).
+# Each worker starts its next candidate's harness ahead, while the present
+# one runs (dice(7), HARNESS PROTOCOL): the phases before job_wait are
+# then paid before the job comes, outside ms, and job_wait is the idle
+# wait for it; "outside" is ms less the phases after job_wait: the
+# sandbox's teardown after the result, and for a harness that was not
+# ready when its job came (each run's first), the rest of its start.
+# DICE_PRESTART=0 starts each harness with its job instead.  Run from a configured build directory; needs jq and
 # a Python with torch (DICE_PYTHON, default python3).  TIME_FLAGS adds
 # options to dice-time (such as --trials 10 for a quicker run).
 set -eu
@@ -63,11 +68,15 @@ table () {
 	jq -rs --arg k "$1" '
 	  def median: sort | if length == 0 then null
 	    else .[(length - 1) / 2 | floor] end;
+	  def after_wait: to_entries
+	    | ((map(.key) | index("job_wait")) // -1) as $i
+	    | .[$i + 1:] | map(.value) | add // 0;
 	  [.[] | .[$k] | select(.phases_ms)
-	   | .phases_ms + {outside: (.ms - (.phases_ms | add))}] as $rows
-	  | [$rows[0] | keys_unsorted[]] as $order
-	  | ($rows | map(to_entries | map(.value) | add) | median) as $whole
-	  | "\($rows | length) candidate runs, median whole \($whole | round) ms",
+	   | .phases_ms + {outside: (.ms - (.phases_ms | after_wait))}
+	   + {"(ms)": .ms}] as $rows
+	  | [$rows[0] | keys_unsorted[] | select(. != "(ms)")] as $order
+	  | ($rows | map(.["(ms)"]) | median) as $whole
+	  | "\($rows | length) candidate runs, median ms \($whole | round)",
 	    ($order[] | . as $n | ($rows | map(.[$n] // 0) | median) as $m
 	     | "  \($n)\t\($m * 10 | round / 10)\t\((100 * $m / $whole) | round)%")
 	' "$2"

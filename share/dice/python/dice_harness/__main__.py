@@ -43,12 +43,21 @@ def _number(job, name, default, kind):
     return kind(value)
 
 
-def run(job):
-    __import__("torch")     # before any candidate code runs
+def preload():
+    """Import torch (before any candidate code runs) and the harness's own
+    modules, before the job is read: dice starts each worker's next
+    harness while the present candidate runs, and gives it its job when
+    that one is done, so that these imports (seconds with CUDA) are
+    already paid for (dice(7), HARNESS PROTOCOL)."""
+    __import__("torch")
     phases.mark("torch_import")
+    from . import buildcache, device, runner, status   # noqa: F401
+    phases.mark("harness_import")
+
+
+def run(job):
     from . import buildcache, device, runner, status
     from .redact import one_line
-    phases.mark("harness_import")
     mode = job.get("mode")
     if mode not in ("compile", "check", "time"):
         raise ValueError("job mode must be compile, check or time")
@@ -113,7 +122,9 @@ def main():
         print("dice_harness: result descriptor: %s" % e, file=sys.stderr)
         return 2
     try:
+        preload()
         job = json.loads(sys.stdin.read())
+        phases.mark("job_wait")
         if not isinstance(job, dict):
             raise ValueError("job is not a JSON object")
         redact.remember_secrets(os.environ, job.get("secret_patterns"))
