@@ -214,8 +214,8 @@ Input and output:\n\
   fputs ("\n\
 Environment: DICE_PYTHON (the interpreter with torch), DICE_DATADIR (the\n\
 harness), DICE_CACHE (the build cache), DICE_SANDBOX=none (no namespaces);\n\
-CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.  DICE_PRESTART=0\n\
-starts each harness with its job, not while the one before runs.\n", stdout);
+CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.  DICE_PRESTART=N\n\
+harnesses are started ahead per worker, while its candidate runs.\n", stdout);
   if (this_tool->mode->gpu_hold != DICE_GPU_HOLD_NONE)
     fputs ("\
 DICE_GPU_LOCK=0 takes no GPU lock; DICE_LOCKDIR is where the locks are.\n",

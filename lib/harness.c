@@ -206,11 +206,13 @@ builder_stop (struct builder *b)
 
 /* What a job's processes get on top of the scrubbed environment: where
    the harness is, unbuffered Python without bytecode files, the GPU,
-   MAX_JOBS, and the descriptor of the builder's socket.  */
+   MAX_JOBS, the descriptor of the builder's socket, and the mode, which
+   a harness started ahead of its job prepares for (dice(7)).  */
 struct job_env
 {
   char pythonpath[PATH_MAX + 64], visible[64], jobs[64], build_fd[32];
-  char *extra[8];
+  char mode[64];
+  char *extra[10];
 };
 
 static void
@@ -239,6 +241,8 @@ job_env (struct job_env *e, const struct dice_harness *h, const char *gpu)
   snprintf (e->build_fd, sizeof e->build_fd, "DICE_BUILD_FD=%d",
             DICE_SANDBOX_CHANNEL_FD);
   e->extra[n++] = e->build_fd;
+  snprintf (e->mode, sizeof e->mode, "DICE_HARNESS_MODE=%s", h->mode->name);
+  e->extra[n++] = e->mode;
   e->extra[n] = NULL;
 }
 
@@ -345,62 +349,101 @@ prepare (const struct dice_harness *h, const char *gpu)
   return p;
 }
 
-/* This worker thread's next run, started ahead, or NULL.  Its guard
-   ends with the thread that forked it, so it is the thread's own.  */
-static __thread struct prepared *spare;
-/* How many workers hold one.  */
+/* The most runs a worker keeps started ahead.  */
+#define PRESTART_MAX 16
+
+/* This worker thread's runs started ahead, oldest first.  Their guards
+   end with the thread that forked them, so they are the thread's own.  */
+static __thread struct prepared *spare[PRESTART_MAX];
+static __thread size_t nspare;
+/* How many all the workers hold.  */
 static size_t spares;
 static pthread_mutex_t spares_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void
-count_spare (int change)
+static size_t
+count_spares (int change)
 {
+  size_t now;
+
   pthread_mutex_lock (&spares_lock);
   spares += change;
+  now = spares;
   pthread_mutex_unlock (&spares_lock);
+  return now;
 }
 
-/* Whether this worker should start a run ahead for a next record: unless
-   DICE_PRESTART=0 (to measure what that saves: contrib/bench), when more
-   records may come than the other workers have runs ready for.  A single
-   record, or the last few, start nothing that no record would use.  */
-static bool
-prestart_wanted (void)
+/* How many runs each worker of H keeps started ahead: DICE_PRESTART,
+   else 2, or 4 where a run holds its GPU alone (dice-time): such a run
+   is short beside a harness's start (torch's import, and the dynamo
+   import of its first dispatch mode: 11 s on an H100 host with torch
+   2.11), and the CPUs are free meanwhile.  0: none (to measure what
+   starting ahead saves: contrib/bench).  */
+static size_t
+prestart_depth (const struct dice_harness *h)
 {
   const char *prestart = getenv ("DICE_PRESTART");
-  size_t ready;
+  char *end;
+  unsigned long n;
 
-  if (prestart && strcmp (prestart, "0") == 0)
-    return false;
-  pthread_mutex_lock (&spares_lock);
-  ready = spares;
-  pthread_mutex_unlock (&spares_lock);
-  return dice_sched_records_to_come () > ready;
+  if (prestart && *prestart)
+    {
+      errno = 0;
+      n = strtoul (prestart, &end, 10);
+      if (errno == 0 && *end == '\0' && prestart[0] != '-')
+        return n < PRESTART_MAX ? n : PRESTART_MAX;
+    }
+  return h->mode->gpu_hold == DICE_GPU_HOLD_EXCLUSIVE ? 4 : 2;
 }
 
-/* Take the spare if it is for H and GPU; otherwise it goes.  */
+/* Start runs ahead for H on GPU up to the worker's depth, while more
+   records may come than all the workers have runs for: a single record,
+   or the last few, start nothing that no record would use.  */
+static void
+start_spares (const struct dice_harness *h, const char *gpu)
+{
+  size_t depth = prestart_depth (h);
+
+  while (nspare < depth
+         && dice_sched_records_to_come () > count_spares (0))
+    {
+      struct prepared *p = prepare (h, gpu);
+
+      if (p == NULL)
+        return;
+      spare[nspare++] = p;
+      count_spares (1);
+    }
+}
+
+/* The oldest run started ahead, if it is for H and GPU (a worker keeps
+   one GPU, so the rest then go too); NULL otherwise.  */
 static struct prepared *
 take_spare (const struct dice_harness *h, const char *gpu)
 {
-  struct prepared *p = spare;
+  struct prepared *p;
 
-  if (p)
-    count_spare (-1);
-  spare = NULL;
-  if (p && p->h == h && (p->gpu == NULL) == (gpu == NULL)
+  if (nspare == 0)
+    return NULL;
+  p = spare[0];
+  if (p->h == h && (p->gpu == NULL) == (gpu == NULL)
       && (gpu == NULL || strcmp (p->gpu, gpu) == 0))
-    return p;
-  prepared_free (p);
+    {
+      memmove (spare, spare + 1, --nspare * sizeof *spare);
+      count_spares (-1);
+      return p;
+    }
+  dice_harness_worker_done ();
   return NULL;
 }
 
 void
 dice_harness_worker_done (void)
 {
-  if (spare)
-    count_spare (-1);
-  prepared_free (spare);
-  spare = NULL;
+  while (nspare)
+    {
+      prepared_free (spare[--nspare]);
+      count_spares (-1);
+    }
 }
 
 /* Run the harness on the job INPUT, on GPU, with its builder beside it:
@@ -419,8 +462,7 @@ run_sandboxed (const struct dice_harness *h, const char *gpu, char *input)
   locked = hold_gpu (h, gpu, &lock);
   /* Decided once this record's run is under way, when the reader has
      most likely seen whether the input ended.  */
-  if (prestart_wanted () && (spare = prepare (h, gpu)) != NULL)
-    count_spare (1);
+  start_spares (h, gpu);
   if (p->builder_started && p->sb.pending)
     {
       builder_deliver (&p->builder, input);

@@ -89,6 +89,19 @@ test_expect_success 'DICE_PRESTART=0: each harness starts after the one before h
 	     { end = \$4 } END { exit bad }" spans
 '
 
+test_expect_success 'DICE_PRESTART=3: the fourth harness starts while the first runs, the fifth after' '
+	echo 0.3 >fake/preload &&
+	for i in 1 2 3 4 5; do
+		record L1/$i "import time; time.sleep(0.8)" || return 1
+	done >five.jsonl &&
+	DICE_PRESTART=3 dice-check -q -j1 --device cpu five.jsonl >out &&
+	lives out >spans &&
+	awk "NR == 1 { end = \$4 } NR == 4 && \$1 >= end { print \"4th born after the 1st ended\"; bad = 1 }
+	     NR == 5 && \$1 < end { print \"5th born before the 1st ended\"; bad = 1 }
+	     END { exit bad }" spans &&
+	nobody_holds alive
+'
+
 # The timeout and ms count from the job: a first harness whose start is
 # longer than the timeout allows times out, and the second, whose start
 # was done while the first ran, is within it, ms short of its life.

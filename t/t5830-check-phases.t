@@ -22,14 +22,14 @@ test_expect_success 'DICE_PHASES=1: each phase of a check, in order, within ms' 
 	echo correct >expect &&
 	test_cmp expect actual &&
 	jq -r ".check.phases_ms | keys_unsorted[]" phases.out >actual &&
-	printf "%s\n" start torch_import harness_import job_wait device_setup cpp_extension_import \
+	printf "%s\n" start torch_import harness_import dispatch_mode job_wait device_setup cpp_extension_import \
 		device_info reference_load candidate_load reference_construct \
 		candidate_construct to_device inputs reference_forward \
 		candidate_forward compare evidence result >expect &&
 	test_cmp expect actual &&
 	jq -e ".check | (.phases_ms | map_values(select(type != \"number\" or . < 0)) == {})
 	       and ([.phases_ms | to_entries[] | select(.key as \$k
-	             | [\"start\", \"torch_import\", \"harness_import\", \"job_wait\"]
+	             | [\"start\", \"torch_import\", \"harness_import\", \"dispatch_mode\", \"job_wait\"]
 	             | index(\$k) | not) | .value] | add) <= .ms
 	       and .phases_ms.torch_import > 0" phases.out
 '
@@ -110,7 +110,7 @@ test_expect_success 'DICE_PHASES=1: each phase of a timing' '
 	DICE_PHASES=1 dice-time -q --all --device cpu --trials 3 \
 		--warmup 1 plain.out >timed.out &&
 	jq -r ".time.status, (.time.phases_ms | keys_unsorted | join(\" \"))" timed.out >actual &&
-	printf "%s\n" ok "start torch_import harness_import job_wait device_setup cpp_extension_import device_info reference_load candidate_load construct inputs timed_calls speed_of_light result" >expect &&
+	printf "%s\n" ok "start torch_import harness_import dispatch_mode job_wait device_setup cpp_extension_import device_info reference_load candidate_load construct inputs timed_calls speed_of_light result" >expect &&
 	test_cmp expect actual &&
 	dice-time -q --all --device cpu --trials 3 --warmup 1 \
 		plain.out >timed.plain &&
