@@ -7,8 +7,10 @@ Each step runs RUNS times (default 3), each time in a fresh Python that
 has imported torch before the clock starts, and prints the median in ms:
 torch.profiler's start against torch.autograd.profiler's with Kineto
 (the kernel evidence of dice-check), FlopCounterMode's first count
-against dice's own (dice-time's speed-of-light bound), and
-`import torch._dynamo`, which the first of each pair pulls in.  On a GPU
+against dice's own (dice-time's speed-of-light bound),
+`import torch._dynamo`, which the first of each pair pulls in, and the
+first entry of any TorchDispatchMode, which with torch 2.11 pulls it in
+too (the harness now pays it before its job: dice(7)).  On a GPU
 when torch has one, else on the CPU.  For BENCHMARKS.md.
 """
 
@@ -60,6 +62,14 @@ with FlopCounterMode(display=False):
     "dice's reference_flops, first count": r'''
 from dice_harness.timing import reference_flops
 reference_flops(conv, [image])
+''',
+    "a TorchDispatchMode's first entry, one CPU addition": r'''
+from torch.utils._python_dispatch import TorchDispatchMode
+class Passing(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+with Passing():
+    torch.ones(1) + 1
 ''',
 }
 

@@ -15,7 +15,11 @@
 # wait for it; "outside" is ms less the phases after job_wait: the
 # sandbox's teardown after the result, and for a harness that was not
 # ready when its job came (each run's first), the rest of its start.
-# DICE_PRESTART=0 starts each harness with its job instead.  Run from a configured build directory; needs jq and
+# DICE_PRESTART=0 starts each harness with its job instead.  Last, the
+# whole dice-check -j1 over the candidates, in seconds of wall time,
+# with harnesses started ahead (the default) and without
+# (DICE_PRESTART=0), alternating, RUNS times each, and the ratio of the
+# medians.  Run from a configured build directory; needs jq and
 # a Python with torch (DICE_PYTHON, default python3).  TIME_FLAGS adds
 # options to dice-time (such as --trials 10 for a quicker run).
 set -eu
@@ -76,12 +80,38 @@ table () {
 	   + {"(ms)": .ms}] as $rows
 	  | [$rows[0] | keys_unsorted[] | select(. != "(ms)")] as $order
 	  | ($rows | map(.["(ms)"]) | median) as $whole
+	  | (($order | index("job_wait")) // -1) as $wait
 	  | "\($rows | length) candidate runs, median ms \($whole | round)",
 	    ($order[] | . as $n | ($rows | map(.[$n] // 0) | median) as $m
-	     | "  \($n)\t\($m * 10 | round / 10)\t\((100 * $m / $whole) | round)%")
+	     | "  \($n)\t\($m * 10 | round / 10)\t"
+	       + (if ($order | index($n)) <= $wait then "before the job"
+	          else "\((100 * $m / $whole) | round)%" end))
 	' "$2"
 }
 echo "dice-check -j1 --device $device, warm build cache, $runs runs"
 table check "$work/checked.jsonl"
 echo "dice-time -j1 --device $device ${TIME_FLAGS:-}, warm build cache"
 table time "$work/timed.jsonl"
+
+# wall CMD...: the seconds CMD takes.
+wall () {
+	start=$(date +%s.%N)
+	"$@" >/dev/null
+	awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f\n", b - a }'
+}
+r=0
+: >"$work/ahead.s"
+: >"$work/plain.s"
+while [ "$r" -lt "$runs" ]; do
+	wall check "$work/candidates.jsonl" >>"$work/ahead.s"
+	(DICE_PRESTART=0 && export DICE_PRESTART &&
+		wall check "$work/candidates.jsonl") >>"$work/plain.s"
+	r=$((r + 1))
+done
+median () { sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ahead=$(median "$work/ahead.s")
+plain=$(median "$work/plain.s")
+echo "dice-check -j1 --device $device, warm build cache, whole run, $runs runs each, alternating"
+printf '  harnesses started ahead\t%s s\t(%s)\n' "$ahead" "$(tr '\n' ' ' <"$work/ahead.s")"
+printf '  DICE_PRESTART=0\t%s s\t(%s)\n' "$plain" "$(tr '\n' ' ' <"$work/plain.s")"
+awk -v a="$ahead" -v p="$plain" 'BEGIN { printf "  ratio\t%.2fx\n", p / a }'
