@@ -531,6 +531,12 @@ tool_worker_done (const char *gpu, void *ctx)
   dice_harness_worker_done ();
 }
 
+static void
+tool_worker_idle (const char *gpu, void *ctx)
+{
+  dice_harness_worker_idle (ctx, gpu);
+}
+
 static bool
 tool_judgeable (const json_t *rec, void *ctx, char *err, size_t errlen)
 {
@@ -555,7 +561,8 @@ harness_tool_main (const struct harness_tool *tool, int argc, char **argv)
   struct schedule sched;
   struct dice_sched s = { .work = tool_work, .label = tool_label,
                           .judgeable = tool_judgeable,
-                          .worker_done = tool_worker_done, .ctx = &h };
+                          .worker_done = tool_worker_done,
+                          .worker_idle = tool_worker_idle, .ctx = &h };
   char err[512];
   int status;
 

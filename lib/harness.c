@@ -396,8 +396,11 @@ prestart_depth (const struct dice_harness *h)
 }
 
 /* Start runs ahead for H on GPU up to the worker's depth, while more
-   records may come than all the workers have runs for: a single record,
-   or the last few, start nothing that no record would use.  */
+   records may come than all the workers have runs for: once the input
+   has ended, a single record, or the last few, start nothing that no
+   record would use.  Before its end, a record that never comes wastes
+   the runs made for it (killed at the end), which is what a slow input
+   is worth.  */
 static void
 start_spares (const struct dice_harness *h, const char *gpu)
 {
@@ -434,6 +437,12 @@ take_spare (const struct dice_harness *h, const char *gpu)
     }
   dice_harness_worker_done ();
   return NULL;
+}
+
+void
+dice_harness_worker_idle (const struct dice_harness *h, const char *gpu)
+{
+  start_spares (h, gpu);
 }
 
 void

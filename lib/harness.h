@@ -113,6 +113,13 @@ json_t *dice_harness_run (const struct dice_harness *h, const json_t *rec,
    stopped (dice(7), HARNESS PROTOCOL).  */
 void dice_harness_worker_done (void);
 
+/* Called by a worker thread of H on GPU (NULL: none) that waits for a
+   record while the input goes on: it starts runs ahead for the records
+   to come, as it does beside each run, so that the first record after a
+   wait (the first of a pipeline, say) finds its harness started.  */
+void dice_harness_worker_idle (const struct dice_harness *h,
+                               const char *gpu);
+
 /* Whether REC can be judged at all: false, with ERR saying why, for a
    record with code but no reference to judge it by (no ref, a ref that
    is not a string or defines no Model): a mistake in the input, not the

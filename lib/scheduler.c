@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jsonl.h"
@@ -146,6 +147,27 @@ dice_sched_records_to_come (void)
   return n;
 }
 
+/* How long a worker waits for a record before it takes the input to
+   be slow: long beside reading a file, short beside what a pipeline's
+   stage upstream takes for a record (a build, a check).  */
+#define IDLE_SECONDS 1
+
+/* Wait, the lock held, up to IDLE_SECONDS for a record, the input's end
+   or a stop; true when none of them came.  */
+static bool
+idle_for_a_while (struct state *st)
+{
+  struct timespec until;
+
+  if (clock_gettime (CLOCK_REALTIME, &until) != 0)
+    return false;
+  until.tv_sec += IDLE_SECONDS;
+  while (st->qlen == 0 && !st->eof && !st->stop)
+    if (pthread_cond_timedwait (&st->queued, &st->lock, &until) == ETIMEDOUT)
+      return st->qlen == 0 && !st->eof && !st->stop;
+  return false;
+}
+
 static void *
 worker (void *arg)
 {
@@ -161,6 +183,12 @@ worker (void *arg)
       json_t *rec, *value;
       unsigned long long seq;
 
+      if (s->worker_idle && idle_for_a_while (st))
+        {
+          pthread_mutex_unlock (&st->lock);
+          s->worker_idle (slot, s->ctx);
+          pthread_mutex_lock (&st->lock);
+        }
       while (st->qlen == 0 && !st->eof && !st->stop)
         pthread_cond_wait (&st->queued, &st->lock);
       if (st->qlen == 0 || st->stop)

@@ -37,6 +37,11 @@ struct dice_sched
      is done or the run stops: give back what it holds for the next
      record.  */
   void (*worker_done) (const char *slot, void *ctx);
+  /* NULL, or what a worker thread does when it has waited a second for
+     a record while the input goes on (a producer upstream that is slow,
+     as a build is): get ready for the records to come.  At most once
+     each time it waits.  */
+  void (*worker_idle) (const char *slot, void *ctx);
   /* A word for a value, for the progress counts (may be NULL).  */
   const char *(*label) (const json_t *value, void *ctx);
   void *ctx;

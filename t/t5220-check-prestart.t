@@ -152,4 +152,48 @@ test_expect_success 'several workers: every record judged once, nothing left' '
 	! ls "$TMPDIR" | grep "^dice-"
 '
 
+# A pipeline's first record comes after its producer's first build: a
+# worker that has waited a second starts its harnesses ahead meanwhile,
+# and the first record finds one ready.  What the input never brings is
+# killed at its end.
+test_expect_success 'input slow to come: the first record finds its harness started, and the spares go at the end' '
+	echo 1.5 >fake/preload &&
+	record L1/1 "pass" >one.jsonl &&
+	{ sleep 4; cat one.jsonl; } | dice-check -q -j1 --device cpu >out &&
+	jq -r .check.status out >actual &&
+	echo correct >expect &&
+	test_cmp expect actual &&
+	lives out >spans &&
+	awk "!(\$2 - \$1 > 1.4 && \$3 - \$2 > 1) { print \"not ready before its job: \" \$0; bad = 1 }
+	     END { exit bad }" spans &&
+	nobody_holds alive &&
+	! ls "$TMPDIR" | grep "^dice-"
+'
+
+test_expect_success 'input slow to come, DICE_PRESTART=0: the first harness starts with its record' '
+	echo 1 >fake/preload &&
+	{ sleep 3; cat one.jsonl; } | DICE_PRESTART=0 dice-check -q -j1 --device cpu >out &&
+	lives out >spans &&
+	awk "\$3 - \$2 > 0.5 { print \"waited for its job: \" \$0; bad = 1 }
+	     END { exit bad }" spans &&
+	nobody_holds alive
+'
+
+test_expect_success 'input slow between records: each record after a wait finds its harness started, and each is judged once' '
+	echo 0.5 >fake/preload &&
+	for i in 1 2 3; do
+		record L1/$i "pass" || return 1
+	done >slow.jsonl &&
+	{ sleep 2; sed -n 1p slow.jsonl; sleep 2; sed -n "2,\$p" slow.jsonl; } |
+		dice-check -q -j2 --device cpu >out &&
+	jq -r "[.id, .check.status] | @tsv" out >actual &&
+	for i in 1 2 3; do printf "L1/%s\tcorrect\n" $i; done >expect &&
+	test_cmp expect actual &&
+	lives out >spans &&
+	awk "!(\$3 - \$2 > 0.3) { print \"not ready before its job: \" \$0; bad = 1 }
+	     END { exit bad }" spans &&
+	nobody_holds alive &&
+	! ls "$TMPDIR" | grep "^dice-"
+'
+
 test_done
