@@ -28,7 +28,13 @@
 # (default the number of cores), CHECK_JOBS (candidates dice-check runs
 # at once on the GPU, default 4; dice-time still times alone on it, by
 # the GPU lock of dice-check(1)),
-# WORK (the scratch directory, kept).
+# WORK (the scratch directory, kept), SIDES (which parts to run, of
+# dice, kb-build and kb-eval; "kernelbench" is the last two; default
+# all three; "report" runs none).  A large set takes longer than one
+# command may run on a lent GPU machine: run the parts in separate
+# commands with the same WORK, on the same warm machine, and the part
+# that completes the set prints the report (each part's seconds are kept
+# in WORK/seconds.PART; KernelBench's seconds are its two parts' sum).
 set -eu
 
 [ $# -eq 2 ] || { echo "usage: $0 KERNELBENCH_DIR CANDIDATES" >&2; exit 2; }
@@ -43,10 +49,35 @@ export DICE_PYTHON DICE_DATADIR
 if [ -n "${BUILDDIR:-}" ]; then PATH="$(cd "$BUILDDIR" && pwd)/bin:$PATH"; fi
 command -v dice-compile >/dev/null ||
 	{ echo "$0: dice-compile not on PATH (set BUILDDIR)" >&2; exit 2; }
+: "${SIDES:=dice kernelbench}"
+run_dice=false run_kb_build=false run_kb_eval=false
+for side in $SIDES; do
+	case $side in
+	dice) run_dice=true ;;
+	kb-build) run_kb_build=true ;;
+	kb-eval) run_kb_eval=true ;;
+	kernelbench) run_kb_build=true run_kb_eval=true ;;
+	report) ;;
+	*) echo "$0: SIDES: unknown part '$side' (dice, kb-build, kb-eval, kernelbench, report)" >&2; exit 2 ;;
+	esac
+done
+if ! { $run_dice && $run_kb_build && $run_kb_eval; } && [ -z "${WORK:-}" ]; then
+	echo "$0: SIDES=\"$SIDES\" runs part of the comparison: set WORK, the same for every part" >&2
+	exit 2
+fi
 work=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/dice-pipeline.XXXXXX")}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-cp "$2" "$work/candidates.jsonl"
+if [ -f "$work/candidates.jsonl" ]; then
+	cmp -s "$2" "$work/candidates.jsonl" ||
+		{ echo "$0: $work holds another set of candidates than $2" >&2; exit 2; }
+else
+	cp "$2" "$work/candidates.jsonl"
+fi
+if $run_kb_eval && ! $run_kb_build && [ ! -f "$work/seconds.kb-build" ]; then
+	echo "$0: kb-eval needs kb-build's builds in $work: run that part first" >&2
+	exit 2
+fi
 n=$(wc -l <"$work/candidates.jsonl" | tr -d ' ')
 gpu_name=$(nvidia-smi -i "$GPU" --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)
 echo "# scratch directory: $work"
@@ -60,6 +91,7 @@ standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins" "$kb")
 now () { date +%s.%N; }
 since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
+if $run_dice; then
 t0=$(now)
 dice-compile -q -j "$BUILD_JOBS" --device cuda --cache "$work/dice-cache" \
 	"$work/candidates.jsonl" |
@@ -68,12 +100,14 @@ dice-compile -q -j "$BUILD_JOBS" --device cuda --cache "$work/dice-cache" \
 	dice-time -q --gpus "$GPU" --cache "$work/dice-cache" --trials 100 \
 		--warmup 10 >"$work/dice.jsonl"
 dice_s=$(since "$t0")
+echo "$dice_s" >"$work/seconds.dice"
 echo "# dice: $dice_s s"
+fi
 
 cat >"$work/kb_full.py" <<'PY'
 import json, multiprocessing as mp, os, sys, tempfile, time
 
-kb, work, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+kb, work, jobs, part = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 
 def kb_eval():
     for path in (os.path.join(kb, "src"), kb):
@@ -105,11 +139,21 @@ def evaluate(ref, code, build_dir, queue):
 if __name__ == "__main__":
     ctx = mp.get_context("spawn")
     recs = [json.loads(l) for l in open(os.path.join(work, "candidates.jsonl"))]
-    dirs = [tempfile.mkdtemp(dir=work, prefix="kb-build.") for _ in recs]
-    start = time.time()
-    with ctx.Pool(jobs) as pool:
-        built = pool.map(build, [(r["code"], d) for r, d in zip(recs, dirs)])
-    print("# kernelbench builds: %.1f s" % (time.time() - start), file=sys.stderr)
+    # The builds and their directories are kept for kb-eval, which may
+    # run in a later command.
+    built_path = os.path.join(work, "kb-built.json")
+    if part == "build":
+        dirs = [tempfile.mkdtemp(dir=work, prefix="kb-build.") for _ in recs]
+        start = time.time()
+        with ctx.Pool(jobs) as pool:
+            built = pool.map(build, [(r["code"], d) for r, d in zip(recs, dirs)])
+        print("# kernelbench builds: %.1f s" % (time.time() - start), file=sys.stderr)
+        with open(built_path, "w") as f:
+            json.dump({"dirs": dirs, "built": built}, f)
+        sys.exit(0)
+    with open(built_path) as f:
+        saved = json.load(f)
+    dirs, built = saved["dirs"], saved["built"]
     # Its builds print ninja's lines on stdout: the results go apart.
     results = open(os.path.join(work, "kernelbench.jsonl"), "w")
     for rec, build_dir, (ok, error) in zip(recs, dirs, built):
@@ -127,11 +171,31 @@ if __name__ == "__main__":
         results.write(json.dumps(out) + "\n")
         results.flush()
 PY
-t0=$(now)
-env CUDA_VISIBLE_DEVICES="$GPU" TORCH_EXTENSIONS_DIR="$work/kb-torch-extensions" \
-	PYTHONPATH="$kbpath${PYTHONPATH:+:$PYTHONPATH}" \
-	"$DICE_PYTHON" "$work/kb_full.py" "$kb" "$work" "$BUILD_JOBS" >"$work/kernelbench.log"
-kb_s=$(since "$t0")
+# kb_part PART: KernelBench's builds or its evaluation, timed into
+# WORK/seconds.kb-PART.
+kb_part () {
+	t0=$(now)
+	env CUDA_VISIBLE_DEVICES="$GPU" TORCH_EXTENSIONS_DIR="$work/kb-torch-extensions" \
+		PYTHONPATH="$kbpath${PYTHONPATH:+:$PYTHONPATH}" \
+		"$DICE_PYTHON" "$work/kb_full.py" "$kb" "$work" "$BUILD_JOBS" "$1" \
+		>>"$work/kernelbench.log"
+	since "$t0" >"$work/seconds.kb-$1"
+	echo "# kernelbench $1: $(cat "$work/seconds.kb-$1") s"
+}
+if $run_kb_build; then
+	rm -f "$work/seconds.kb-eval" "$work/kernelbench.jsonl" "$work/kernelbench.log"
+	kb_part build
+fi
+$run_kb_eval && kb_part eval
+
+for part in dice kb-build kb-eval; do
+	[ -f "$work/seconds.$part" ] || {
+		echo "# no report yet: part $part has not run in $work"
+		exit 0
+	}
+done
+dice_s=$(cat "$work/seconds.dice")
+kb_s=$(awk '{ s += $1 } END { printf "%.1f", s }' "$work/seconds.kb-build" "$work/seconds.kb-eval")
 echo "# kernelbench: $kb_s s"
 
 "$DICE_PYTHON" - "$work" "$dice_s" "$kb_s" "$n" <<'PY'
@@ -153,9 +217,12 @@ dc = sum(1 for r in dice.values() if (r.get("check") or {}).get("correct"))
 dt = sum(1 for r in dice.values() if (r.get("time") or {}).get("status") == "ok")
 kc = sum(1 for r in kb.values() if r.get("correct"))
 kt = sum(1 for r in kb.values() if r.get("runtime_us") not in (None, -1))
-print("| dice | %d | %.1f | %.0f | %d | %d |" % (n, dice_s, 3600 * n / dice_s, dc, dt))
-print("| KernelBench | %d | %.1f | %.0f | %d | %d |" % (n, kb_s, 3600 * n / kb_s, kc, kt))
-print("ratio (KernelBench seconds / dice seconds): %.2fx" % (kb_s / dice_s))
+def per_hour(seconds):
+    return "%.0f" % (3600 * n / seconds) if seconds > 0 else "-"
+print("| dice | %d | %.1f | %s | %d | %d |" % (n, dice_s, per_hour(dice_s), dc, dt))
+print("| KernelBench | %d | %.1f | %s | %d | %d |" % (n, kb_s, per_hour(kb_s), kc, kt))
+if dice_s > 0:
+    print("ratio (KernelBench seconds / dice seconds): %.2fx" % (kb_s / dice_s))
 print("dice's one-time shared header: %.1f s (in dice's seconds); build paths: %s"
       % (pch / 1000, json.dumps(paths, sort_keys=True)))
 both = [i for i in dice if i in kb]

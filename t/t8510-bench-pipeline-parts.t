@@ -1,0 +1,128 @@
+#!/bin/sh
+test_description='contrib/bench/pipeline-vs-kernelbench.sh: the parts of the comparison run in separate commands, and the one that completes the set reports'
+. "${TEST_SRCDIR:-$(dirname "$0")}/test-lib.sh"
+
+test_have_prereq JQ || skip_all 'jq is needed'
+"$DICE_PYTHON" -c '' 2>/dev/null || skip_all 'no Python'
+script="$TOP_SRCDIR/contrib/bench/pipeline-vs-kernelbench.sh"
+
+# Stand-ins for both sides, so that the script's own work (its parts,
+# their seconds, the report) is what is tested, on any machine: dice's
+# three tools pass the records through with the verdict the code names
+# ("right" is correct); KernelBench's eval builds what names "builds"
+# and finds "right" correct.  Each side appends to ./calls.
+test_expect_success 'setup' '
+	mkdir -p fakebuild/bin kb/src/kernelbench &&
+	cat >fakebuild/bin/dice-compile <<-EOF &&
+	#!/bin/sh
+	echo dice-compile >>"$PWD/calls"
+	for last; do :; done
+	jq -c ". + {compile: {ok: true, builds: [{path: \"split\", pch_ms: 2000}]}}" "\$last"
+	EOF
+	cat >fakebuild/bin/dice-check <<-EOF &&
+	#!/bin/sh
+	echo dice-check >>"$PWD/calls"
+	jq -c ". + {check: {correct: (.code | test(\"right\")), status: (if (.code | test(\"right\")) then \"correct\" else \"incorrect\" end)}}"
+	EOF
+	cat >fakebuild/bin/dice-time <<-EOF &&
+	#!/bin/sh
+	echo dice-time >>"$PWD/calls"
+	sleep 0.2
+	jq -c ". + {time: {status: (if .check.correct then \"ok\" else \"not_timed\" end)}}"
+	EOF
+	chmod +x fakebuild/bin/* &&
+	: >kb/src/kernelbench/__init__.py &&
+	cat >kb/src/kernelbench/eval.py <<-EOF &&
+	import os
+	def build_compile_cache(code, verbose, build_dir):
+	    with open("$PWD/calls", "a") as f:
+	        f.write("kb-build\n")
+	    return ("builds" in code), None, None if "builds" in code else "no build"
+	class Result:
+	    pass
+	def eval_kernel_against_ref(ref, code, seed_num, num_correct_trials,
+	                            num_perf_trials, measure_performance,
+	                            build_dir, device):
+	    with open("$PWD/calls", "a") as f:
+	        f.write("kb-eval\n")
+	    r = Result()
+	    r.compiled = "builds" in code
+	    r.correctness = "right" in code
+	    r.runtime = 1.5 if r.correctness else -1
+	    return r
+	EOF
+	printf "%s\n" "{\"id\":\"L1/1\",\"ref\":\"\",\"code\":\"builds right\"}" \
+		"{\"id\":\"L1/2\",\"ref\":\"\",\"code\":\"builds wrong\"}" \
+		"{\"id\":\"L1/3\",\"ref\":\"\",\"code\":\"builds right too\"}" >cands.jsonl
+'
+BUILDDIR=$PWD/fakebuild && export BUILDDIR
+BUILD_JOBS=2 && export BUILD_JOBS
+
+test_expect_success 'all parts in one command: both sides run and the report follows' '
+	: >calls &&
+	WORK=$PWD/all sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^| dice | 3 |" out &&
+	grep "^| KernelBench | 3 |" out &&
+	grep "^ratio (KernelBench seconds / dice seconds): " out &&
+	grep "^agreement on correct: 3 of 3" out &&
+	grep -c "^kb-build" calls >n && echo 3 >expect && test_cmp expect n &&
+	grep -c "^kb-eval" calls >n && test_cmp expect n &&
+	grep -c "^dice-check" calls >n && echo 1 >expect && test_cmp expect n
+'
+
+test_expect_success 'a part alone needs WORK: exit 2, nothing run' '
+	: >calls &&
+	test_expect_code 2 env SIDES=dice sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "set WORK" err &&
+	test_must_be_empty calls
+'
+
+test_expect_success 'an unknown part: exit 2, named' '
+	test_expect_code 2 env SIDES="dice kb" WORK=$PWD/x sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "unknown part .kb." err
+'
+
+test_expect_success 'kb-eval before kb-build: exit 2, nothing run' '
+	: >calls &&
+	test_expect_code 2 env SIDES=kb-eval WORK=$PWD/parts sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "run that part first" err &&
+	test_must_be_empty calls
+'
+
+test_expect_success 'parts in separate commands: no report until the last, which reports the sum of KernelBench s parts' '
+	: >calls &&
+	SIDES=dice WORK=$PWD/parts sh "$script" "$PWD/kb" cands.jsonl >out1 &&
+	grep "^# no report yet: part kb-build" out1 &&
+	! grep "^ratio" out1 &&
+	SIDES=kb-build WORK=$PWD/parts sh "$script" "$PWD/kb" cands.jsonl >out2 &&
+	grep "^# no report yet: part kb-eval" out2 &&
+	echo 100 >parts/seconds.kb-build &&
+	SIDES=kb-eval WORK=$PWD/parts sh "$script" "$PWD/kb" cands.jsonl >out3 &&
+	kb_s=$(awk "{ s += \$1 } END { printf \"%.1f\", s }" parts/seconds.kb-build parts/seconds.kb-eval) &&
+	grep "^| KernelBench | 3 | $kb_s |" out3 &&
+	grep "^agreement on correct: 3 of 3" out3 &&
+	printf "dice-check\ndice-compile\ndice-time\nkb-build\nkb-build\nkb-build\nkb-eval\nkb-eval\nkb-eval\n" >expect &&
+	sort calls >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'report: only the report, from what WORK holds' '
+	: >calls &&
+	SIDES=report WORK=$PWD/parts sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^agreement on correct: 3 of 3" out &&
+	test_must_be_empty calls
+'
+
+test_expect_success 'another candidate set in the same WORK: exit 2, nothing run' '
+	sed 1d cands.jsonl >other.jsonl &&
+	test_expect_code 2 env SIDES=report WORK=$PWD/parts sh "$script" "$PWD/kb" other.jsonl 2>err &&
+	grep "another set of candidates" err
+'
+
+test_expect_success 'kb-build again: the evaluation before it no longer counts' '
+	SIDES=kb-build WORK=$PWD/parts sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^# no report yet: part kb-eval" out &&
+	! test -e parts/kernelbench.jsonl
+'
+
+test_done
