@@ -10,7 +10,8 @@ script="$TOP_SRCDIR/contrib/bench/pipeline-vs-kernelbench.sh"
 # their seconds, the report) is what is tested, on any machine: dice's
 # three tools pass the records through with the verdict the code names
 # ("right" is correct); KernelBench's eval builds what names "builds"
-# and finds "right" correct.  Each side appends to ./calls.
+# and finds "right" correct.  Each side appends to ./calls.  Two of the
+# candidates are samples of one problem, told apart by sample.index.
 test_expect_success 'setup' '
 	mkdir -p fakebuild/bin kb/src/kernelbench &&
 	cat >fakebuild/bin/dice-compile <<-EOF &&
@@ -53,7 +54,7 @@ test_expect_success 'setup' '
 	EOF
 	printf "%s\n" "{\"id\":\"L1/1\",\"ref\":\"\",\"code\":\"builds right\"}" \
 		"{\"id\":\"L1/2\",\"ref\":\"\",\"code\":\"builds wrong\"}" \
-		"{\"id\":\"L1/3\",\"ref\":\"\",\"code\":\"builds right too\"}" >cands.jsonl
+		"{\"id\":\"L1/1\",\"sample\":{\"index\":1},\"ref\":\"\",\"code\":\"builds right too\"}" >cands.jsonl
 '
 BUILDDIR=$PWD/fakebuild && export BUILDDIR
 BUILD_JOBS=2 && export BUILD_JOBS

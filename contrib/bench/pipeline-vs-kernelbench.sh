@@ -167,7 +167,7 @@ if __name__ == "__main__":
         else:
             out = queue.get() if not queue.empty() else {
                 "compiled": False, "correct": False, "error": "exit %s" % p.exitcode}
-        out.update(id=rec["id"], prebuilt=ok)
+        out.update(id=rec["id"], sample=rec.get("sample"), prebuilt=ok)
         results.write(json.dumps(out) + "\n")
         results.flush()
 PY
@@ -201,8 +201,11 @@ echo "# kernelbench: $kb_s s"
 "$DICE_PYTHON" - "$work" "$dice_s" "$kb_s" "$n" <<'PY'
 import json, sys
 work, dice_s, kb_s, n = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-dice = {r["id"]: r for r in map(json.loads, open(work + "/dice.jsonl"))}
-kb = {r["id"]: r for r in map(json.loads, open(work + "/kernelbench.jsonl"))}
+def key(r):
+    # Several samples of one problem share an id.
+    return "%s#%s" % (r["id"], (r.get("sample") or {}).get("index", 0))
+dice = {key(r): r for r in map(json.loads, open(work + "/dice.jsonl"))}
+kb = {key(r): r for r in map(json.loads, open(work + "/kernelbench.jsonl"))}
 def builds(r):
     # dice-compile's own object saw the misses; check's only sees cache hits
     return (r.get("compile") or (r.get("check") or {}).get("compile") or {}).get("builds") or []
