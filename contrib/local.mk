@@ -22,7 +22,7 @@ EXTRA_DIST += contrib/bench/time-repeatability.sh
 # pipeline against KernelBench's evaluation
 EXTRA_DIST += contrib/bench/cold-build.py contrib/bench/cold-build-cuda.sh \
 	contrib/bench/select-buildable.py contrib/bench/pipeline-vs-kernelbench.sh \
-	contrib/bench/leaderboard-candidates.py \
+	contrib/bench/leaderboard-candidates.py contrib/bench/sets/leaderboard-pipeline48.txt \
 	contrib/bench/harness-imports.py
 
 EXTRA_DIST += contrib/bicrl/README contrib/bicrl/bicrl.sh contrib/bicrl/oracle-sampler

@@ -19,7 +19,9 @@ GPU, and keeps a candidate when
   - main.cpp as torch writes it (torch/extension.h, cpp_sources, the
     pybind11 module) passes g++ -fsyntax-only with this torch's headers;
   - where dice's splitter accepts the CUDA source, its device part
-    compiles with nvcc (a kernel that does not compile fails either way).
+    compiles with nvcc, with the flags load_inline gives it (torch's
+    own and the candidate's extra_cuda_cflags): a kernel that does not
+    compile fails either way.
 
 A candidate the splitter declines is kept when its bindings compile: it
 is a real candidate, and dice builds it the plain way.  Prints a count of
@@ -82,12 +84,16 @@ for step in steps:
 '''
 
 
-def torch_includes(python):
+def torch_settings(python):
+    """(torch's include paths, the nvcc flags load_inline gives every
+    CUDA source): a kernel is judged by the flags it would be built with
+    (--expt-relaxed-constexpr lets device code call std::max)."""
     out = subprocess.run(
-        [python, "-c", "import torch.utils.cpp_extension as e; "
-         "print('\\n'.join(e.include_paths()))"],
+        [python, "-c", "import json, torch.utils.cpp_extension as e; "
+         "print(json.dumps([e.include_paths(), "
+         "getattr(e, 'COMMON_NVCC_FLAGS', [])]))"],
         capture_output=True, text=True, check=True)
-    return out.stdout.split()
+    return json.loads(out.stdout)
 
 
 def main_cpp(call):
@@ -127,7 +133,7 @@ def first_error(text):
                 text.strip()[:200])
 
 
-def judge(record, python, includes, work):
+def judge(record, python, includes, nvcc_flags, work):
     """('kept', '') or the reason a candidate is left out and a detail."""
     code_path = os.path.join(work, "cand.py")
     call_path = os.path.join(work, "call.json")
@@ -164,8 +170,9 @@ def judge(record, python, includes, work):
     with open(device, "w") as f:
         f.write(found.device)
     nvcc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
-    result = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90", "-c", device,
-                             "-o", os.path.join(work, "device.o")],
+    own = [f for f in call.get("extra_cuda_cflags") or [] if f.strip()]
+    result = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90"] + nvcc_flags + own
+                            + ["-c", device, "-o", os.path.join(work, "device.o")],
                             capture_output=True, text=True)
     if result.returncode != 0:
         return "kernels do not compile", first_error(result.stderr)
@@ -179,7 +186,7 @@ def main():
     parser.add_argument("--python", default=os.environ.get("DICE_PYTHON", "python3"))
     parser.add_argument("records")
     args = parser.parse_args()
-    includes = torch_includes(args.python)
+    includes, nvcc_flags = torch_settings(args.python)
     with open(args.records) as f:
         records = [json.loads(line) for line in f if line.strip()]
     kept = []
@@ -187,7 +194,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         precompile_torch(includes, work)
         for record in records:
-            why, detail = judge(record, args.python, includes, work)
+            why, detail = judge(record, args.python, includes, nvcc_flags, work)
             reasons[why] = reasons.get(why, 0) + 1
             if why != "kept":
                 print("%s: %s%s" % (record.get("id", "?"), why,
