@@ -245,15 +245,37 @@ read_line (const char *dir, const char *name, char *buf, size_t size)
   return got;
 }
 
+/* The value of KEY in DIR's memory.stat, or 0.  */
+static unsigned long long
+stat_value (const char *dir, const char *key)
+{
+  char path[PATH_MAX], line[256];
+  unsigned long long value = 0;
+  size_t len = strlen (key);
+  FILE *f;
+
+  if (snprintf (path, sizeof path, "%s/memory.stat", dir) >= (int) sizeof path
+      || (f = fopen (path, "r")) == NULL)
+    return 0;
+  while (fgets (line, sizeof line, f))
+    if (strncmp (line, key, len) == 0 && line[len] == ' '
+        && sscanf (line + len + 1, "%llu", &value) == 1)
+      break;
+  fclose (f);
+  return value;
+}
+
 /* What one cgroup directory limits: CPUs (rounded up) and memory bytes,
-   each lowered in *CPUS and *MEMORY where it is the tighter.  */
+   each lowered in *CPUS and *MEMORY where it is the tighter; and, where
+   AVAILABLE is not NULL, the bytes its memory limit leaves beside its
+   usage, lowered in *AVAILABLE.  */
 static void
 cgroup_limits (const char *dir, bool v2, bool cpu, bool mem, double *cpus,
-               unsigned long long *memory)
+               unsigned long long *memory, unsigned long long *available)
 {
   char buf[256];
   double quota, period;
-  unsigned long long bytes;
+  unsigned long long bytes, used, cache;
 
   if (cpu && v2 && read_line (dir, "cpu.max", buf, sizeof buf)
       && sscanf (buf, "%lf %lf", &quota, &period) == 2 && quota > 0
@@ -265,10 +287,26 @@ cgroup_limits (const char *dir, bool v2, bool cpu, bool mem, double *cpus,
       && sscanf (buf, "%lf", &period) == 1 && period > 0
       && quota / period < *cpus)
     *cpus = quota / period;
-  if (mem && read_line (dir, v2 ? "memory.max" : "memory.limit_in_bytes",
-                        buf, sizeof buf)
-      && sscanf (buf, "%llu", &bytes) == 1 && bytes > 0 && bytes < *memory)
+  if (!mem || !read_line (dir, v2 ? "memory.max" : "memory.limit_in_bytes",
+                          buf, sizeof buf)
+      || sscanf (buf, "%llu", &bytes) != 1 || bytes == 0)
+    return;
+  if (bytes < *memory)
     *memory = bytes;
+  if (available == NULL)
+    return;
+  /* Usage that cannot be read is none: the limit still caps it.  Page
+     cache the kernel can drop at once is no use (kubelet's working set,
+     for the same reason).  */
+  if (!read_line (dir, v2 ? "memory.current" : "memory.usage_in_bytes",
+                  buf, sizeof buf)
+      || sscanf (buf, "%llu", &used) != 1)
+    used = 0;
+  cache = stat_value (dir, v2 ? "inactive_file" : "total_inactive_file");
+  used = cache < used ? used - cache : 0;
+  used = used < bytes ? bytes - used : 0;
+  if (used < *available)
+    *available = used;
 }
 
 /* Whether the comma-separated LIST of controllers holds NAME.  */
@@ -293,7 +331,7 @@ has_controller (const char *list, size_t len, const char *name)
    CPU quota and memory limit.  */
 static void
 cgroup_walk (const struct dice_alloc_roots *roots, double *cpus,
-             unsigned long long *memory)
+             unsigned long long *memory, unsigned long long *available)
 {
   const char *cgroot = root_of (roots ? roots->cgroup : NULL,
                                 "/sys/fs/cgroup");
@@ -326,7 +364,7 @@ cgroup_walk (const struct dice_alloc_roots *roots, double *cpus,
                   cg + 1);
       for (;;)
         {
-          cgroup_limits (path, v2, cpu, mem, cpus, memory);
+          cgroup_limits (path, v2, cpu, mem, cpus, memory, available);
           slash = strrchr (path, '/');
           if (slash == NULL || (size_t) (slash - path) < strlen (cgroot)
               || strcmp (path, cgroot) == 0)
@@ -339,22 +377,28 @@ cgroup_walk (const struct dice_alloc_roots *roots, double *cpus,
   fclose (f);
 }
 
+/* The node's memory in bytes (meminfo's MemTotal), and into *AVAILABLE
+   what it could give without swapping (MemAvailable); 0 when unknown.  */
 static unsigned long long
-node_memory (const struct dice_alloc_roots *roots)
+node_memory (const struct dice_alloc_roots *roots,
+             unsigned long long *available)
 {
   char path[PATH_MAX], line[256];
-  unsigned long long kb = 0;
+  unsigned long long kb, total = 0;
   FILE *f;
 
+  *available = 0;
   snprintf (path, sizeof path, "%s/meminfo",
             root_of (roots ? roots->proc : NULL, "/proc"));
   if ((f = fopen (path, "r")) == NULL)
     return 0;
   while (fgets (line, sizeof line, f))
     if (sscanf (line, "MemTotal: %llu kB", &kb) == 1)
-      break;
+      total = kb * 1024;
+    else if (sscanf (line, "MemAvailable: %llu kB", &kb) == 1)
+      *available = kb * 1024;
   fclose (f);
-  return kb * 1024;
+  return total;
 }
 
 void
@@ -363,7 +407,7 @@ dice_alloc_resources (const struct dice_alloc_roots *roots,
 {
   long affinity = -1;
   double cpus;
-  unsigned long long node, memory;
+  unsigned long long node, memory, node_available;
 
   if (roots && roots->affinity)
     affinity = dice_alloc_cpu_list_count (roots->affinity);
@@ -379,9 +423,9 @@ dice_alloc_resources (const struct dice_alloc_roots *roots,
   if (affinity < 1)
     affinity = 1;
   cpus = (double) affinity;
-  node = node_memory (roots);
+  node = node_memory (roots, &node_available);
   memory = node ? node : ULLONG_MAX;
-  cgroup_walk (roots, &cpus, &memory);
+  cgroup_walk (roots, &cpus, &memory, NULL);
   a->cpu_source = cpus < (double) affinity ? "cgroup" : "affinity";
   a->cpus = (long) cpus;
   if ((double) a->cpus < cpus)
@@ -390,4 +434,19 @@ dice_alloc_resources (const struct dice_alloc_roots *roots,
     a->cpus = 1;
   a->memory_source = memory < node || !node ? "cgroup" : "node";
   a->memory = memory == ULLONG_MAX ? 0 : memory;
+}
+
+int
+dice_alloc_memory_free (const struct dice_alloc_roots *roots,
+                        unsigned long long *available,
+                        unsigned long long *total)
+{
+  double cpus = 0;
+  unsigned long long node = node_memory (roots, available);
+
+  if (node == 0 || *available == 0)
+    return -1;
+  *total = node;
+  cgroup_walk (roots, &cpus, total, available);
+  return 0;
 }

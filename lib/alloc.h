@@ -49,6 +49,16 @@ int dice_alloc_gpus (const struct dice_alloc_roots *roots, const char *given,
 void dice_alloc_resources (const struct dice_alloc_roots *roots,
                            struct dice_alloc *a);
 
+/* The allocation's memory not in use now, in bytes, into *AVAILABLE, and
+   its memory as dice_alloc_resources finds it into *TOTAL: the node's
+   MemAvailable, lowered at every cgroup level with a memory limit to what
+   that limit leaves beside the level's usage (a SLURM job's whole use
+   counts against its limit, the node's other jobs do not).  Returns 0, or
+   -1 when the node's figures cannot be read.  */
+int dice_alloc_memory_free (const struct dice_alloc_roots *roots,
+                            unsigned long long *available,
+                            unsigned long long *total);
+
 /* The number of CPUs in a Linux CPU list such as "0-3,8,10-11", or -1 when
    it is not one.  */
 long dice_alloc_cpu_list_count (const char *list);

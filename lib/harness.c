@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "datadir.h"
 #include "harness-end.h"
 #include "msg.h"
@@ -401,13 +402,28 @@ prestart_depth (const struct dice_harness *h)
    record would use.  Before its end, a record that never comes wastes
    the runs made for it (killed at the end), which is what a slow input
    is worth.  */
+/* Whether the allocation has the memory for one more run started ahead:
+   a quarter of it still free.  Each holds torch (about a GB with CUDA)
+   while it waits, and a worker's depth times the workers can be more
+   than a job's cgroup allows (dice-compile -j16: 32); the candidates
+   running come first.  What cannot be read does not stop them.  */
+static bool
+memory_for_a_spare (void)
+{
+  unsigned long long available, total;
+
+  return dice_alloc_memory_free (NULL, &available, &total) != 0
+    || available >= total / 4;
+}
+
 static void
 start_spares (const struct dice_harness *h, const char *gpu)
 {
   size_t depth = prestart_depth (h);
 
   while (nspare < depth
-         && dice_sched_records_to_come () > count_spares (0))
+         && dice_sched_records_to_come () > count_spares (0)
+         && memory_for_a_spare ())
     {
       struct prepared *p = prepare (h, gpu);
 

@@ -1,7 +1,8 @@
 /* t0017-lib-alloc: the allocation of lib/alloc: GPUs from --gpus, an
    inherited CUDA_VISIBLE_DEVICES (indices, GPU and MIG UUIDs) and SLURM's
    variables, else the node's; CPUs from the affinity mask and the cgroup
-   v1 and v2 CPU quota; memory from the cgroup limit, else the node's RAM.
+   v1 and v2 CPU quota; memory from the cgroup limit, else the node's RAM;
+   the memory free, from MemAvailable and each limit less its usage.
    The roots are fixture trees made here.  */
 #include "system.h"
 
@@ -222,6 +223,98 @@ test_resources (void)
   ok (a.cpus >= 1, "the real affinity mask: at least one CPU");
 }
 
+/* The memory free in the tree at ROOT/NAME: its bytes, its total in
+   *TOTAL, or -1 when it cannot be read.  */
+static long long
+memory_free (const char *name, unsigned long long *total)
+{
+  char proc[PATH_MAX], cg[PATH_MAX];
+  struct dice_alloc_roots r = { 0 };
+  unsigned long long available;
+
+  snprintf (proc, sizeof proc, "%s/%s/proc", root, name);
+  snprintf (cg, sizeof cg, "%s/%s/cgroup", root, name);
+  r.proc = proc;
+  r.cgroup = cg;
+  *total = 0;
+  if (dice_alloc_memory_free (&r, &available, total) != 0)
+    return -1;
+  return (long long) available;
+}
+
+static void
+test_memory_free (void)
+{
+  unsigned long long total;
+
+  put ("free-node/proc/meminfo",
+       "MemTotal: 16384 kB\nMemFree: 1024 kB\nMemAvailable: 8192 kB\n");
+  is_int (memory_free ("free-node", &total), 8192LL * 1024,
+          "no cgroup: the node's MemAvailable, not MemFree");
+  is_int ((long long) total, 16384LL * 1024, "out of its MemTotal");
+
+  /* The job's limit is the tightest; its usage counts all its steps.  */
+  put ("free-v2/proc/meminfo", "MemTotal: 16384 kB\nMemAvailable: 8192 kB\n");
+  put ("free-v2/proc/self/cgroup", "0::/system.slice/job_7/step_0\n");
+  put ("free-v2/cgroup/system.slice/job_7/memory.max", "4194304\n");
+  put ("free-v2/cgroup/system.slice/job_7/memory.current", "3145728\n");
+  put ("free-v2/cgroup/system.slice/job_7/step_0/memory.max", "max\n");
+  put ("free-v2/cgroup/system.slice/job_7/step_0/memory.current", "1024\n");
+  is_int (memory_free ("free-v2", &total), 1048576,
+          "cgroup v2: the job's memory.max less its memory.current");
+  is_int ((long long) total, 4194304, "out of the job's limit");
+
+  /* A step's own limit can leave less than the job's.  */
+  put ("free-v2/cgroup/system.slice/job_7/step_0/memory.max", "2097152\n");
+  put ("free-v2/cgroup/system.slice/job_7/step_0/memory.current",
+       "1835008\n");
+  is_int (memory_free ("free-v2", &total), 262144,
+          "the level that leaves the least");
+  is_int ((long long) total, 2097152, "out of the tightest limit");
+
+  /* Page cache the kernel can drop is not in use.  */
+  put ("free-v2/cgroup/system.slice/job_7/step_0/memory.stat",
+       "anon 1000\nfile 1048576\nactive_file 524288\n"
+       "inactive_file 524288\nslab 12\n");
+  is_int (memory_free ("free-v2", &total), 786432,
+          "cgroup v2: memory.current less memory.stat's inactive_file");
+
+  put ("free-full/proc/meminfo", "MemTotal: 16384 kB\nMemAvailable: 8192 kB\n");
+  put ("free-full/proc/self/cgroup", "0::/job\n");
+  put ("free-full/cgroup/job/memory.max", "1048576\n");
+  put ("free-full/cgroup/job/memory.current", "2097152\n");
+  is_int (memory_free ("free-full", &total), 0,
+          "usage over the limit: nothing free");
+
+  put ("free-v1/proc/meminfo", "MemTotal: 16384 kB\nMemAvailable: 12288 kB\n");
+  put ("free-v1/proc/self/cgroup", "12:memory:/slurm/uid_1/job_9\n0::/\n");
+  put ("free-v1/cgroup/memory/slurm/uid_1/job_9/memory.limit_in_bytes",
+       "2097152\n");
+  put ("free-v1/cgroup/memory/slurm/uid_1/job_9/memory.usage_in_bytes",
+       "524288\n");
+  put ("free-v1/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  put ("free-v1/cgroup/memory/memory.usage_in_bytes", "999999999\n");
+  put ("free-v1/cgroup/memory/slurm/uid_1/job_9/memory.stat",
+       "cache 400000\ninactive_file 1\ntotal_inactive_file 262144\n");
+  is_int (memory_free ("free-v1", &total), 1835008,
+          "cgroup v1: limit_in_bytes less usage_in_bytes less "
+          "total_inactive_file; an unlimited root is no limit");
+  is_int ((long long) total, 2097152, "out of the job's limit");
+
+  put ("free-nousage/proc/meminfo",
+       "MemTotal: 16384 kB\nMemAvailable: 8192 kB\n");
+  put ("free-nousage/proc/self/cgroup", "0::/job\n");
+  put ("free-nousage/cgroup/job/memory.max", "4194304\n");
+  is_int (memory_free ("free-nousage", &total), 4194304,
+          "a limit whose usage cannot be read: the limit");
+  is_int ((long long) total, 4194304, "out of the limit");
+
+  put ("free-old/proc/meminfo", "MemTotal: 16384 kB\nMemFree: 1024 kB\n");
+  is_int (memory_free ("free-old", &total), -1,
+          "no MemAvailable: unknown");
+  is_int (memory_free ("free-none", &total), -1, "no meminfo: unknown");
+}
+
 int
 main (void)
 {
@@ -235,6 +328,7 @@ main (void)
     }
   test_gpus ();
   test_resources ();
+  test_memory_free ();
   {
     char cmd[PATH_MAX + 16];
 

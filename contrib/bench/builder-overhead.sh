@@ -8,6 +8,11 @@
 # alternating REV's build and this build directory's, and prints each
 # side's median wall and CPU seconds.  Run from a configured build
 # directory; needs a Python with torch (DICE_PYTHON, default python3).
+# SLOW_INPUT=SECONDS: the candidates reach dice-check that many seconds
+# after it starts, as a pipeline's first record comes after its
+# producer's first build, and its output goes on through dice-time -j1
+# --all (20 timed calls): the wall is the whole pipeline's, the wait
+# included.
 set -eu
 rev=${1:-9157ad4}
 n=${2:-8}
@@ -37,9 +42,22 @@ done >"$work/candidates.jsonl"
 
 # one NAME BUILD SRCDIR: append "NAME WALL CPU" to $work/times.
 one () {
-	DICE_DATADIR=$3/share/dice /usr/bin/time -f "$1 %e %U %S" -o "$work/t" \
-		"$2/bin/dice-check" -q -j2 --device cpu --cache "$work/cache" \
-		"$work/candidates.jsonl" >"$work/out"
+	if [ -n "${SLOW_INPUT:-}" ]; then
+		DICE_DATADIR=$3/share/dice /usr/bin/time -f "$1 %e %U %S" -o "$work/t" \
+			sh -c '{ sleep "$3"; cat "$4"; } |
+				"$1/bin/dice-check" -q -j2 --device cpu --cache "$2" |
+				"$1/bin/dice-time" -q -j1 --all --device cpu --cache "$2" \
+					--trials 20 --warmup 2' \
+			sh "$2" "$work/cache" "$SLOW_INPUT" "$work/candidates.jsonl" >"$work/out"
+		test "$(jq -r .time.status "$work/out" | sort -u)" = ok || {
+			echo "$0: $1: not every candidate was timed" >&2
+			exit 1
+		}
+	else
+		DICE_DATADIR=$3/share/dice /usr/bin/time -f "$1 %e %U %S" -o "$work/t" \
+			"$2/bin/dice-check" -q -j2 --device cpu --cache "$work/cache" \
+			"$work/candidates.jsonl" >"$work/out"
+	fi
 	test "$(jq -r .check.status "$work/out" | sort -u)" = correct || {
 		echo "$0: $1: not every candidate came out correct" >&2
 		exit 1
@@ -53,7 +71,11 @@ while [ "$r" -lt "$runs" ]; do
 	one after "$build" "$here"
 	r=$((r + 1))
 done
-echo "$n candidates that build nothing, dice-check -j2 --device cpu, $runs runs each"
+if [ -n "${SLOW_INPUT:-}" ]; then
+	echo "$n candidates that build nothing, coming after ${SLOW_INPUT} s, dice-check -j2 --device cpu | dice-time -j1 --all, $runs runs each"
+else
+	echo "$n candidates that build nothing, dice-check -j2 --device cpu, $runs runs each"
+fi
 # median COLUMN SIDE: the median of a column of $work/times for SIDE.
 median () {
 	awk -v side="$2" -v col="$1" '$1 == side { print $col }' "$work/times" |
