@@ -275,7 +275,7 @@ cgroup_limits (const char *dir, bool v2, bool cpu, bool mem, double *cpus,
 {
   char buf[256];
   double quota, period;
-  unsigned long long bytes, used, cache;
+  unsigned long long bytes, used, cache, left;
 
   if (cpu && v2 && read_line (dir, "cpu.max", buf, sizeof buf)
       && sscanf (buf, "%lf %lf", &quota, &period) == 2 && quota > 0
@@ -304,9 +304,9 @@ cgroup_limits (const char *dir, bool v2, bool cpu, bool mem, double *cpus,
     used = 0;
   cache = stat_value (dir, v2 ? "inactive_file" : "total_inactive_file");
   used = cache < used ? used - cache : 0;
-  used = used < bytes ? bytes - used : 0;
-  if (used < *available)
-    *available = used;
+  left = used < bytes ? bytes - used : 0;
+  if (left < *available)
+    *available = left;
 }
 
 /* Whether the comma-separated LIST of controllers holds NAME.  */
