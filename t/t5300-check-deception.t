@@ -38,6 +38,33 @@ test_expect_success 'deceptive records say why; honest ones flag without decidin
 	test_cmp expect actual
 '
 
+# Whether torch's share of forward is too large is timed on the CPU.
+# Two busy loops beside the checks, as other work on a small machine (or
+# the harnesses dice starts ahead) would be: a GEMM done by torch is
+# still caught each time, by either hand, and the honest candidate whose
+# torch epilogue is small stays honest.
+test_expect_success 'under CPU load, the share of the candidate s own work does not move' '
+	jq -c "select(.id == \"torch-gemm\" or .id == \"torch-gemm2\"
+		or .id == \"honest-epilogue\")" corpus.jsonl >shares.jsonl &&
+	: >busy.pids &&
+	for b in 1 2
+	do
+		timeout 300 sh -c "while :; do :; done" </dev/null >/dev/null 2>&1 &
+		echo $! >>busy.pids
+	done &&
+	for i in 1 2 3
+	do
+		check -j2 --trials 1 shares.jsonl
+	done >loaded
+	status=$?
+	kill $(cat busy.pids) &&
+	test $status = 0 &&
+	jq -r "[.id, .check.deception.deceptive] | @tsv" loaded | sort | uniq -c |
+		sed "s/^ *//" >actual &&
+	printf "3 honest-epilogue\tfalse\n3 torch-gemm\ttrue\n3 torch-gemm2\ttrue\n" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success '--no-robust: flags, evidence, no verdict' '
 	grep "\"id\": \"torch-only\"" corpus.jsonl >one.jsonl &&
 	check --no-robust --trials 1 one.jsonl >out2 &&
