@@ -396,12 +396,6 @@ prestart_depth (const struct dice_harness *h)
   return h->mode->gpu_hold == DICE_GPU_HOLD_EXCLUSIVE ? 4 : 2;
 }
 
-/* Start runs ahead for H on GPU up to the worker's depth, while more
-   records may come than all the workers have runs for: once the input
-   has ended, a single record, or the last few, start nothing that no
-   record would use.  Before its end, a record that never comes wastes
-   the runs made for it (killed at the end), which is what a slow input
-   is worth.  */
 /* Whether the allocation has the memory for one more run started ahead:
    a quarter of it still free.  Each holds torch (about a GB with CUDA)
    while it waits, and a worker's depth times the workers can be more
@@ -416,6 +410,12 @@ memory_for_a_spare (void)
     || available >= total / 4;
 }
 
+/* Start runs ahead for H on GPU up to the worker's depth, while more
+   records may come than all the workers have runs for: once the input
+   has ended, a single record, or the last few, start nothing that no
+   record would use.  Before its end, a record that never comes wastes
+   the runs made for it (killed at the end), which is what a slow input
+   is worth.  */
 static void
 start_spares (const struct dice_harness *h, const char *gpu)
 {
