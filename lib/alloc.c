@@ -265,8 +265,9 @@ stat_value (const char *dir, const char *key)
   return value;
 }
 
-/* What one cgroup directory limits: CPUs (rounded up) and memory bytes,
-   each lowered in *CPUS and *MEMORY where it is the tighter; and, where
+/* What one cgroup directory limits: CPUs (rounded up; none read where
+   CPUS is NULL) and memory bytes, each lowered in *CPUS and *MEMORY where
+   it is the tighter; and, where
    AVAILABLE is not NULL, the bytes its memory limit leaves beside its
    usage, lowered in *AVAILABLE.  */
 static void
@@ -277,6 +278,7 @@ cgroup_limits (const char *dir, bool v2, bool cpu, bool mem, double *cpus,
   double quota, period;
   unsigned long long bytes, used, cache, left;
 
+  cpu = cpu && cpus;
   if (cpu && v2 && read_line (dir, "cpu.max", buf, sizeof buf)
       && sscanf (buf, "%lf %lf", &quota, &period) == 2 && quota > 0
       && period > 0 && quota / period < *cpus)
@@ -328,7 +330,8 @@ has_controller (const char *list, size_t len, const char *name)
 
 /* Every cgroup of the process, and their ancestors (a SLURM job's limit
    sits on the job's cgroup, above the step's and task's): the tightest
-   CPU quota and memory limit.  */
+   CPU quota (none where CPUS is NULL) and memory limit, and what the
+   limits leave free (cgroup_limits).  */
 static void
 cgroup_walk (const struct dice_alloc_roots *roots, double *cpus,
              unsigned long long *memory, unsigned long long *available)
@@ -441,12 +444,11 @@ dice_alloc_memory_free (const struct dice_alloc_roots *roots,
                         unsigned long long *available,
                         unsigned long long *total)
 {
-  double cpus = 0;
   unsigned long long node = node_memory (roots, available);
 
   if (node == 0 || *available == 0)
     return -1;
   *total = node;
-  cgroup_walk (roots, &cpus, total, available);
+  cgroup_walk (roots, NULL, total, available);
   return 0;
 }

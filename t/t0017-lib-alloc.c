@@ -136,18 +136,27 @@ test_gpus (void)
       "empty entries, bare or non-hex UUIDs and -1 are refused in --gpus");
 }
 
-/* The CPUs and memory of the tree at ROOT/NAME with AFFINITY.  */
-static struct dice_alloc
-resources (const char *name, const char *affinity)
+/* The roots of the fixture tree ROOT/NAME; valid until the next call.  */
+static struct dice_alloc_roots
+tree (const char *name)
 {
-  char proc[PATH_MAX], cg[PATH_MAX];
+  static char proc[PATH_MAX], cg[PATH_MAX];
   struct dice_alloc_roots r = { 0 };
-  struct dice_alloc a;
 
   snprintf (proc, sizeof proc, "%s/%s/proc", root, name);
   snprintf (cg, sizeof cg, "%s/%s/cgroup", root, name);
   r.proc = proc;
   r.cgroup = cg;
+  return r;
+}
+
+/* The CPUs and memory of the tree at ROOT/NAME with AFFINITY.  */
+static struct dice_alloc
+resources (const char *name, const char *affinity)
+{
+  struct dice_alloc_roots r = tree (name);
+  struct dice_alloc a;
+
   r.affinity = affinity;
   dice_alloc_resources (&r, &a);
   return a;
@@ -228,14 +237,9 @@ test_resources (void)
 static long long
 memory_free (const char *name, unsigned long long *total)
 {
-  char proc[PATH_MAX], cg[PATH_MAX];
-  struct dice_alloc_roots r = { 0 };
+  struct dice_alloc_roots r = tree (name);
   unsigned long long available;
 
-  snprintf (proc, sizeof proc, "%s/%s/proc", root, name);
-  snprintf (cg, sizeof cg, "%s/%s/cgroup", root, name);
-  r.proc = proc;
-  r.cgroup = cg;
   *total = 0;
   if (dice_alloc_memory_free (&r, &available, total) != 0)
     return -1;

@@ -100,7 +100,7 @@ def _seconds(started, cpu):
 
 class _State:
     def __init__(self, cpu=False):
-        self.cpu = cpu              # times by _seconds on the CPU
+        self.cpu = cpu              # aten ops are timed only on the CPU
         self.depth = 0              # >0 inside the candidate's extension
         self.calls = {}             # extension function -> calls
         self.ext_time = 0.0
@@ -141,7 +141,7 @@ def _dtypes(value, out):
     return out
 
 
-def _recorder(state, timed):
+def _recorder(state):
     if _DispatchMode is None:
         return None
 
@@ -150,7 +150,7 @@ def _recorder(state, timed):
             kwargs = kwargs or {}
             start = _started()
             result = func(*args, **kwargs)
-            seconds = _seconds(start, state.cpu) if timed else 0.0
+            seconds = _seconds(start, state.cpu) if state.cpu else 0.0
             dtypes = set()
             _dtypes(args, dtypes)
             _dtypes(result, dtypes)
@@ -414,7 +414,7 @@ def _instrumented(ctx, ev):
     ctx.sync()
     ref_mutates = not _same(ref_in, saved)
     state = _State(cpu=ctx.device == "cpu")
-    recorder = _recorder(state, ctx.device == "cpu")
+    recorder = _recorder(state)
     if recorder is None:
         ev.notes.append("no TorchDispatchMode in this torch: aten ops not recorded")
     tasks = _native_threads()
