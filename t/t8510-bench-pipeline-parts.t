@@ -126,4 +126,32 @@ test_expect_success 'kb-build again: the evaluation before it no longer counts' 
 	! test -e parts/kernelbench.jsonl
 '
 
+test_expect_success 'KB_EVAL_LIMIT: kb-eval stops early and goes on where it stopped; the report counts every run' '
+	SIDES=dice WORK=$PWD/limited sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	SIDES=kb-build WORK=$PWD/limited sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	: >calls &&
+	KB_EVAL_LIMIT=0 SIDES=kb-eval WORK=$PWD/limited sh "$script" "$PWD/kb" cands.jsonl >out1 &&
+	grep "^# kernelbench eval: 1 of 3 candidates so far" out1 &&
+	grep "^# no report yet: part kb-eval" out1 &&
+	! test -e limited/seconds.kb-eval &&
+	KB_EVAL_LIMIT=0 SIDES=kb-eval WORK=$PWD/limited sh "$script" "$PWD/kb" cands.jsonl >out2 &&
+	grep "^# kernelbench eval: 2 of 3 candidates so far" out2 &&
+	echo 7 >limited/seconds.kb-eval.sofar && echo 5 >>limited/seconds.kb-eval.sofar &&
+	KB_EVAL_LIMIT=0 SIDES=kb-eval WORK=$PWD/limited sh "$script" "$PWD/kb" cands.jsonl >out3 &&
+	awk "\$1 >= 12 && \$1 < 20 { ok = 1 } END { exit !ok }" limited/seconds.kb-eval &&
+	! test -e limited/seconds.kb-eval.sofar &&
+	grep "^agreement on correct: 3 of 3" out3 &&
+	test $(wc -l <limited/kernelbench.jsonl) = 3 &&
+	grep -c "^kb-eval" calls >n && echo 3 >expect && test_cmp expect n &&
+	jq -r "\"\\(.id)#\\(.sample.index // 0)\"" limited/kernelbench.jsonl >ids &&
+	printf "L1/1#0\nL1/2#0\nL1/1#1\n" >expect && test_cmp expect ids
+'
+
+test_expect_success 'kb-eval once every candidate has a result: exit 2, nothing run' '
+	: >calls &&
+	test_expect_code 2 env SIDES=kb-eval WORK=$PWD/limited sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "already evaluated every candidate" err &&
+	test_must_be_empty calls
+'
+
 test_done

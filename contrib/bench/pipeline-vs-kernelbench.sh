@@ -35,6 +35,9 @@
 # commands with the same WORK, on the same warm machine, and the part
 # that completes the set prints the report (each part's seconds are kept
 # in WORK/seconds.PART; KernelBench's seconds are its two parts' sum).
+# KB_EVAL_LIMIT=SECONDS makes kb-eval start no candidate after that many
+# seconds (it evaluates one at least); kb-eval run again goes on from the first candidate it has no
+# result for, and its seconds are the sum of its runs.
 set -eu
 
 [ $# -eq 2 ] || { echo "usage: $0 KERNELBENCH_DIR CANDIDATES" >&2; exit 2; }
@@ -108,6 +111,7 @@ cat >"$work/kb_full.py" <<'PY'
 import json, multiprocessing as mp, os, sys, tempfile, time
 
 kb, work, jobs, part = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+limit = float(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None
 
 def kb_eval():
     for path in (os.path.join(kb, "src"), kb):
@@ -155,8 +159,16 @@ if __name__ == "__main__":
         saved = json.load(f)
     dirs, built = saved["dirs"], saved["built"]
     # Its builds print ninja's lines on stdout: the results go apart.
-    results = open(os.path.join(work, "kernelbench.jsonl"), "w")
-    for rec, build_dir, (ok, error) in zip(recs, dirs, built):
+    # An earlier run stopped by KB_EVAL_LIMIT left results to go on from.
+    results_path = os.path.join(work, "kernelbench.jsonl")
+    done = sum(1 for _ in open(results_path)) if os.path.exists(results_path) else 0
+    results = open(results_path, "a")
+    start, evaluated = time.time(), 0
+    for rec, build_dir, (ok, error) in list(zip(recs, dirs, built))[done:]:
+        # At least one a run, so that every run makes progress.
+        if evaluated and limit is not None and time.time() - start >= limit:
+            break
+        evaluated += 1
         queue = ctx.Queue()
         p = ctx.Process(target=evaluate, args=(rec["ref"], rec["code"], build_dir, queue))
         p.start()
@@ -170,23 +182,42 @@ if __name__ == "__main__":
         out.update(id=rec["id"], sample=rec.get("sample"), prebuilt=ok)
         results.write(json.dumps(out) + "\n")
         results.flush()
+        done += 1
+    print("# kernelbench eval: %d of %d candidates" % (done, len(recs)), file=sys.stderr)
 PY
 # kb_part PART: KernelBench's builds or its evaluation, timed into
-# WORK/seconds.kb-PART.
+# WORK/seconds.kb-PART once the part has done every candidate (an
+# evaluation stopped by KB_EVAL_LIMIT adds its seconds to
+# WORK/seconds.kb-PART.sofar).
 kb_part () {
 	t0=$(now)
 	env CUDA_VISIBLE_DEVICES="$GPU" TORCH_EXTENSIONS_DIR="$work/kb-torch-extensions" \
 		PYTHONPATH="$kbpath${PYTHONPATH:+:$PYTHONPATH}" \
 		"$DICE_PYTHON" "$work/kb_full.py" "$kb" "$work" "$BUILD_JOBS" "$1" \
-		>>"$work/kernelbench.log"
-	since "$t0" >"$work/seconds.kb-$1"
+		"${KB_EVAL_LIMIT:-}" >>"$work/kernelbench.log"
+	since "$t0" >>"$work/seconds.kb-$1.sofar"
+	if [ "$1" = eval ] && [ "$(wc -l <"$work/kernelbench.jsonl" | tr -d ' ')" -lt "$n" ]; then
+		echo "# kernelbench eval: $(wc -l <"$work/kernelbench.jsonl" | tr -d ' ') of $n" \
+			"candidates so far, $(awk '{ s += $1 } END { printf "%.1f", s }' \
+			"$work/seconds.kb-$1.sofar") s: run kb-eval again to go on"
+		return
+	fi
+	awk '{ s += $1 } END { printf "%.1f\n", s }' "$work/seconds.kb-$1.sofar" >"$work/seconds.kb-$1"
+	rm -f "$work/seconds.kb-$1.sofar"
 	echo "# kernelbench $1: $(cat "$work/seconds.kb-$1") s"
 }
 if $run_kb_build; then
-	rm -f "$work/seconds.kb-eval" "$work/kernelbench.jsonl" "$work/kernelbench.log"
+	rm -f "$work/seconds.kb-build.sofar" "$work/seconds.kb-eval" "$work/seconds.kb-eval.sofar" \
+		"$work/kernelbench.jsonl" "$work/kernelbench.log"
 	kb_part build
 fi
-$run_kb_eval && kb_part eval
+if $run_kb_eval; then
+	if [ -f "$work/seconds.kb-eval" ]; then
+		echo "$0: kb-eval has already evaluated every candidate in $work (run kb-build to start again)" >&2
+		exit 2
+	fi
+	kb_part eval
+fi
 
 for part in dice kb-build kb-eval; do
 	[ -f "$work/seconds.$part" ] || {
