@@ -66,6 +66,11 @@ test_expect_success 'all parts in one command: both sides run and the report fol
 	grep "^| KernelBench | 3 |" out &&
 	grep "^ratio (KernelBench seconds / dice seconds): " out &&
 	grep "^agreement on correct: 3 of 3" out &&
+	grep "^dice.s compile: first record out at [0-9.]* s, half at [0-9.]* s, last at [0-9.]* s$" out &&
+	grep "^dice.s check: first record out at" out &&
+	sed -n "s/^dice.s time: first record out at [0-9.]* s, half at [0-9.]* s, last at \([0-9.]*\) s$/\1/p" out >last &&
+	awk "\$1 >= 0.2 { ok = 1 } END { exit !ok }" last &&
+	test $(grep -c "^time " all/stamps) = 3 &&
 	grep -c "^kb-build" calls >n && echo 3 >expect && test_cmp expect n &&
 	grep -c "^kb-eval" calls >n && test_cmp expect n &&
 	grep -c "^dice-check" calls >n && echo 1 >expect && test_cmp expect n

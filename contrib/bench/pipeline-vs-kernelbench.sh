@@ -19,8 +19,9 @@
 #                candidate at a time, each in a spawned process.
 # Both check with 5 trials at KernelBench's tolerance, seed 42, and time
 # with 100 trials (dice after 10 warm-up calls; KernelBench's own warm-up).
-# Prints seconds, candidates per hour, the ratio, and how often the two
-# agree on correct.  Needs a GPU, the dice tools on PATH (or
+# Prints seconds, candidates per hour, the ratio, how often the two
+# agree on correct, and when dice's records left each of its stages
+# (first, half and last; kept in WORK/stamps).  Needs a GPU, the dice tools on PATH (or
 # BUILDDIR=path/to/build) and a Python (DICE_PYTHON) with torch and
 # KernelBench's requirements (stand-ins for its LLM clients are made by
 # kb-standins.sh, which stops the run at once when anything else is
@@ -94,14 +95,30 @@ standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins" "$kb")
 now () { date +%s.%N; }
 since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
+# stamp STAGE: copy records through, and write to WORK/stamps when each
+# left STAGE, in seconds from the dice side's start ($t0), so that the
+# report can say where the seconds went.
+cat >"$work/stamp.py" <<'PY'
+import sys, time
+stage, t0 = sys.argv[1], float(sys.argv[2])
+with open(sys.argv[3], "a") as stamps:
+    for line in sys.stdin.buffer:
+        sys.stdout.buffer.write(line)
+        sys.stdout.buffer.flush()
+        stamps.write("%s %.2f\n" % (stage, time.time() - t0))
+        stamps.flush()
+PY
+stamp () { "$DICE_PYTHON" "$work/stamp.py" "$1" "$t0" "$work/stamps"; }
+
 if $run_dice; then
+rm -f "$work/stamps"
 t0=$(now)
 dice-compile -q -j "$BUILD_JOBS" --device cuda --cache "$work/dice-cache" \
-	"$work/candidates.jsonl" |
+	"$work/candidates.jsonl" | stamp compile |
 	dice-check -q -j "$CHECK_JOBS" --gpus "$GPU" --cache "$work/dice-cache" --trials 5 \
-		--tolerance kernelbench |
+		--tolerance kernelbench | stamp check |
 	dice-time -q --gpus "$GPU" --cache "$work/dice-cache" --trials 100 \
-		--warmup 10 >"$work/dice.jsonl"
+		--warmup 10 | stamp time >"$work/dice.jsonl"
 dice_s=$(since "$t0")
 echo "$dice_s" >"$work/seconds.dice"
 echo "# dice: $dice_s s"
@@ -259,6 +276,19 @@ if dice_s > 0:
     print("ratio (KernelBench seconds / dice seconds): %.2fx" % (kb_s / dice_s))
 print("dice's one-time shared header: %.1f s (in dice's seconds); build paths: %s"
       % (pch / 1000, json.dumps(paths, sort_keys=True)))
+# When the records left each of dice's stages: where its seconds went.
+try:
+    stamps = {}
+    for line in open(work + "/stamps"):
+        stage, at = line.split()
+        stamps.setdefault(stage, []).append(float(at))
+    for stage in ("compile", "check", "time"):
+        at = sorted(stamps.get(stage, []))
+        if at:
+            print("dice's %s: first record out at %.1f s, half at %.1f s, last at %.1f s"
+                  % (stage, at[0], at[(len(at) - 1) // 2], at[-1]))
+except FileNotFoundError:
+    pass
 both = [i for i in dice if i in kb]
 agree = sum(1 for i in both if bool((dice[i].get("check") or {}).get("correct")) == kb[i]["correct"])
 print("agreement on correct: %d of %d" % (agree, len(both)))
