@@ -18,7 +18,7 @@ test_expect_success 'setup' '
 	#!/bin/sh
 	echo dice-compile >>"$PWD/calls"
 	for last; do :; done
-	jq -c ". + {compile: {ok: true, builds: [{path: \"split\", pch_ms: 2000}]}}" "\$last"
+	jq -c ". + {compile: {ok: true, builds: [{ok: true, path: (if env.FAKE_PLAIN then \"plain\" else \"split\" end), pch_ms: 2000}]}}" "\$last"
 	EOF
 	cat >fakebuild/bin/dice-check <<-EOF &&
 	#!/bin/sh
@@ -129,6 +129,40 @@ test_expect_success 'kb-build again: the evaluation before it no longer counts' 
 	SIDES=kb-build WORK=$PWD/parts sh "$script" "$PWD/kb" cands.jsonl >out &&
 	grep "^# no report yet: part kb-eval" out &&
 	! test -e parts/kernelbench.jsonl
+'
+
+test_expect_success 'HEADER=warm: the header is made before the clock, from a candidate outside the set, and reported apart' '
+	: >calls &&
+	mkdir -p warm/dice-cache && : >warm/dice-cache/stale &&
+	HEADER=warm SIDES=dice WORK=$PWD/warm sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^# shared header made before dice.s clock: [0-9.]* s$" out &&
+	! test -e warm/dice-cache/stale &&
+	grep -q "\"id\": *\"header-warm-up\"" warm/header-warm-up.jsonl &&
+	grep -q "__global__" warm/header-warm-up.jsonl &&
+	printf "dice-check\ndice-compile\ndice-compile\ndice-time\n" >expect &&
+	sort calls >actual && test_cmp expect actual &&
+	test $(wc -l <warm/dice.jsonl) = 3 &&
+	SIDES=kernelbench WORK=$PWD/warm sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^dice.s one-time shared header: made before dice.s clock started (HEADER=warm), [0-9.]* s with its warm-up build; build paths: " out
+'
+
+test_expect_success 'HEADER=warm whose warm-up build is not split: exit 1, named, and dice does not run' '
+	: >calls &&
+	test_expect_code 1 env FAKE_PLAIN=1 HEADER=warm SIDES=dice WORK=$PWD/warm2 sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "did not take the split path" err &&
+	echo dice-compile >expect && test_cmp expect calls
+'
+
+test_expect_success 'HEADER=cold after a warm run: the header counts in dice s seconds again' '
+	SIDES=dice WORK=$PWD/warm sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	! test -e warm/seconds.header &&
+	SIDES=report WORK=$PWD/warm sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^dice.s one-time shared header: 2.0 s (in dice.s seconds)" out
+'
+
+test_expect_success 'HEADER: another value, exit 2' '
+	test_expect_code 2 env HEADER=hot SIDES=dice WORK=$PWD/x sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "HEADER: cold or warm" err
 '
 
 test_expect_success 'KB_EVAL_LIMIT: kb-eval stops early and goes on where it stopped; the report counts every run' '
