@@ -71,6 +71,9 @@ test_expect_success 'all parts in one command: both sides run and the report fol
 	sed -n "s/^dice.s time: first record out at [0-9.]* s, half at [0-9.]* s, last at \([0-9.]*\) s$/\1/p" out >last &&
 	awk "\$1 >= 0.2 { ok = 1 } END { exit !ok }" last &&
 	test $(grep -c "^time " all/stamps) = 3 &&
+	grep "^dice.s processes: [0-9]* CPU seconds, [0-9]*% of [0-9]* cores over its [0-9.]* s$" out &&
+	grep "^KernelBench.s processes: [0-9]* CPU seconds, " out &&
+	awk "\$1 > 0 { ok = 1 } END { exit !ok }" all/cpu.dice all/cpu.kb-build &&
 	grep -c "^kb-build" calls >n && echo 3 >expect && test_cmp expect n &&
 	grep -c "^kb-eval" calls >n && test_cmp expect n &&
 	grep -c "^dice-check" calls >n && echo 1 >expect && test_cmp expect n
@@ -179,6 +182,7 @@ test_expect_success 'KB_EVAL_LIMIT: kb-eval stops early and goes on where it sto
 	KB_EVAL_LIMIT=0 SIDES=kb-eval WORK=$PWD/limited sh "$script" "$PWD/kb" cands.jsonl >out3 &&
 	awk "\$1 >= 12 && \$1 < 20 { ok = 1 } END { exit !ok }" limited/seconds.kb-eval &&
 	! test -e limited/seconds.kb-eval.sofar &&
+	test -s limited/cpu.kb-eval && ! test -e limited/cpu.kb-eval.sofar &&
 	grep "^agreement on correct: 3 of 3" out3 &&
 	test $(wc -l <limited/kernelbench.jsonl) = 3 &&
 	grep -c "^kb-eval" calls >n && echo 3 >expect && test_cmp expect n &&

@@ -20,8 +20,9 @@
 # Both check with 5 trials at KernelBench's tolerance, seed 42, and time
 # with 100 trials (dice after 10 warm-up calls; KernelBench's own warm-up).
 # Prints seconds, candidates per hour, the ratio, how often the two
-# agree on correct, and when dice's records left each of its stages
-# (first, half and last; kept in WORK/stamps).  Needs a GPU, the dice tools on PATH (or
+# agree on correct, each side's CPU seconds (all its processes), and
+# when dice's records left each of its stages (first, half and last;
+# kept in WORK/stamps).  Needs a GPU, the dice tools on PATH (or
 # BUILDDIR=path/to/build) and a Python (DICE_PYTHON) with torch and
 # KernelBench's requirements (stand-ins for its LLM clients are made by
 # kb-standins.sh, which stops the run at once when anything else is
@@ -104,6 +105,14 @@ standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins" "$kb")
 
 now () { date +%s.%N; }
 since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# The CPU seconds (user and system) of every process this shell has
+# waited for, the sandboxed harnesses and compilers of each side too.
+# times must run in this shell, not in a command substitution's.
+cpu_mark () { times >"$work/times.$1"; }
+cpu_between () {
+	awk 'FNR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] }
+		v[++n] = s } END { printf "%.1f\n", v[2] - v[1] }' "$work/times.$1" "$work/times.$2"
+}
 
 # stamp STAGE: copy records through, and write to WORK/stamps when each
 # left STAGE, in seconds from the dice side's start ($t0), so that the
@@ -144,6 +153,7 @@ PY
 	echo "# shared header made before dice's clock: $header_s s"
 fi
 t0=$(now)
+cpu_mark dice-start
 dice-compile -q -j "$BUILD_JOBS" --device cuda --cache "$work/dice-cache" \
 	"$work/candidates.jsonl" | stamp compile |
 	dice-check -q -j "$CHECK_JOBS" --gpus "$GPU" --cache "$work/dice-cache" --trials 5 \
@@ -151,6 +161,8 @@ dice-compile -q -j "$BUILD_JOBS" --device cuda --cache "$work/dice-cache" \
 	dice-time -q --gpus "$GPU" --cache "$work/dice-cache" --trials 100 \
 		--warmup 10 | stamp time >"$work/dice.jsonl"
 dice_s=$(since "$t0")
+cpu_mark dice-end
+cpu_between dice-start dice-end >"$work/cpu.dice"
 echo "$dice_s" >"$work/seconds.dice"
 echo "# dice: $dice_s s"
 fi
@@ -239,11 +251,14 @@ PY
 # WORK/seconds.kb-PART.sofar).
 kb_part () {
 	t0=$(now)
+	cpu_mark "kb-$1-start"
 	env CUDA_VISIBLE_DEVICES="$GPU" TORCH_EXTENSIONS_DIR="$work/kb-torch-extensions" \
 		PYTHONPATH="$kbpath${PYTHONPATH:+:$PYTHONPATH}" \
 		"$DICE_PYTHON" "$work/kb_full.py" "$kb" "$work" "$BUILD_JOBS" "$1" \
 		"${KB_EVAL_LIMIT:-}" >>"$work/kernelbench.log"
 	since "$t0" >>"$work/seconds.kb-$1.sofar"
+	cpu_mark "kb-$1-end"
+	cpu_between "kb-$1-start" "kb-$1-end" >>"$work/cpu.kb-$1.sofar"
 	if [ "$1" = eval ] && [ "$(wc -l <"$work/kernelbench.jsonl" | tr -d ' ')" -lt "$n" ]; then
 		echo "# kernelbench eval: $(wc -l <"$work/kernelbench.jsonl" | tr -d ' ') of $n" \
 			"candidates so far, $(awk '{ s += $1 } END { printf "%.1f", s }' \
@@ -251,11 +266,13 @@ kb_part () {
 		return
 	fi
 	awk '{ s += $1 } END { printf "%.1f\n", s }' "$work/seconds.kb-$1.sofar" >"$work/seconds.kb-$1"
-	rm -f "$work/seconds.kb-$1.sofar"
+	awk '{ s += $1 } END { printf "%.1f\n", s }' "$work/cpu.kb-$1.sofar" >"$work/cpu.kb-$1"
+	rm -f "$work/seconds.kb-$1.sofar" "$work/cpu.kb-$1.sofar"
 	echo "# kernelbench $1: $(cat "$work/seconds.kb-$1") s"
 }
 if $run_kb_build; then
 	rm -f "$work/seconds.kb-build.sofar" "$work/seconds.kb-eval" "$work/seconds.kb-eval.sofar" \
+		"$work/cpu.kb-build.sofar" "$work/cpu.kb-eval.sofar" "$work/cpu.kb-eval" \
 		"$work/kernelbench.jsonl" "$work/kernelbench.log"
 	kb_part build
 fi
@@ -278,7 +295,7 @@ kb_s=$(awk '{ s += $1 } END { printf "%.1f", s }' "$work/seconds.kb-build" "$wor
 echo "# kernelbench: $kb_s s"
 
 "$DICE_PYTHON" - "$work" "$dice_s" "$kb_s" "$n" <<'PY'
-import json, sys
+import json, os, sys
 work, dice_s, kb_s, n = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 def key(r):
     # Several samples of one problem share an id.
@@ -312,6 +329,20 @@ except FileNotFoundError:
     header = "%.1f s (in dice's seconds)" % (pch / 1000)
 print("dice's one-time shared header: %s; build paths: %s"
       % (header, json.dumps(paths, sort_keys=True)))
+# CPU seconds over wall seconds: how much of the machine's cores each
+# side kept busy (cores from this machine: run the report where the
+# sides ran).
+def cpu_seconds(*parts):
+    try:
+        return sum(float(open("%s/cpu.%s" % (work, p)).read()) for p in parts)
+    except (FileNotFoundError, ValueError):
+        return None
+cores = os.cpu_count() or 1
+for side, seconds, used in (("dice", dice_s, cpu_seconds("dice")),
+                            ("KernelBench", kb_s, cpu_seconds("kb-build", "kb-eval"))):
+    if used is not None and seconds > 0:
+        print("%s's processes: %.0f CPU seconds, %.0f%% of %d cores over its %.1f s"
+              % (side, used, 100 * used / (cores * seconds), cores, seconds))
 # When the records left each of dice's stages: where its seconds went.
 try:
     stamps = {}
