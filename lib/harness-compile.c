@@ -50,5 +50,5 @@ compile_label (const json_t *value)
 const struct dice_harness_mode dice_harness_compile = {
   .name = "compile", .not_run = compile_not_run,
   .job_fields = dice_harness_check_job_fields, .result = compile_result,
-  .label = compile_label, .gpu_hold = DICE_GPU_HOLD_NONE
+  .label = compile_label, .gpu_hold = DICE_GPU_HOLD_NONE, .builds = true
 };

@@ -80,6 +80,10 @@ struct dice_harness_mode
   /* How a run holds its GPU (lib/gpulock.h), from before the sandboxed
      processes start until they have been reaped.  */
   enum dice_gpu_hold gpu_hold;
+  /* Whether its candidates mostly build (the cache is cold for them):
+     their builder is started with the harness, not at the first
+     request.  */
+  bool builds;
 
   /* Optional: runs of the same record in fresh processes.  MEASURED:
      whether VALUE is a run that measured what it set out to; only such a

@@ -120,6 +120,7 @@ shell_tests += \
 	t/t5210-check-builder.t \
 	t/t5215-check-extension-module.t \
 	t/t5220-check-prestart.t \
+	t/t5221-compile-builder-ahead.t \
 	t/t5800-check-input.t \
 	t/t5820-harness-unjudgeable.t \
 	t/t5830-check-phases.t \

@@ -127,8 +127,13 @@ def run(job):
 def main():
     if sys.argv[1:] == ["--builder"]:
         # Before anything imports torch: a builder that gets no request
-        # (every build a hit) should cost next to nothing.
+        # (every build a hit) should cost next to nothing.  But
+        # dice-compile starts its builders before their first request
+        # (dice(7), HARNESS PROTOCOL): those import what a build needs
+        # before they read the job.
         from . import builder
+        if os.environ.get("DICE_HARNESS_MODE") == "compile":
+            builder.preload()
         try:
             job = json.loads(sys.stdin.read())
             if not isinstance(job, dict):

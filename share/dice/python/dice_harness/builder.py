@@ -175,6 +175,14 @@ def _watch(sock):
             os._exit(0)
 
 
+def preload():
+    """Import torch's cpp_extension and the modules a build uses, before
+    the job is read, by a builder started ahead of its first request.
+    Nothing of the job's is needed for it, and nothing is built."""
+    import torch.utils.cpp_extension  # noqa: F401
+    from . import buildcache, device, fastbuild  # noqa: F401
+
+
 def serve(job):
     """Answer build requests on DICE_BUILD_FD until the candidate is
     done.  Returns the exit status."""
