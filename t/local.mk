@@ -15,7 +15,7 @@ LDADD = $(DICE_LIBS)
 
 unit_tests =
 shell_tests =
-test_helpers = t/test-lib.sh t/test-env.sh t/run-tests.sh
+test_helpers = t/test-lib.sh t/test-env.sh t/run-tests.sh t/gpu-tests
 
 # libdice and dice-prompt
 unit_tests += \
@@ -27,6 +27,7 @@ shell_tests += \
 	t/t0100-common-options.t \
 	t/t0200-docs.t \
 	t/t0201-man-examples.t \
+	t/t0202-gpu-test-list.t \
 	t/t1000-prompt-select.t \
 	t/t1100-prompt-records.t \
 	t/t1200-prompt-templates.t \

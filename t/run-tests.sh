@@ -1,14 +1,19 @@
 #!/bin/sh
 # run-tests.sh: run test scripts from a built tree without make, for a
 # machine that has the build but no compilers (a GPU node).  Builds
-# nothing.  Usage: t/run-tests.sh BUILDDIR TEST...  (TEST as t/tNNNN-x.t)
-# Prints each script's TAP, then one line per script and a summary; exits
-# 1 if any test failed.
+# nothing.  Usage: t/run-tests.sh BUILDDIR TEST...  (TEST as t/tNNNN-x.t,
+# or --gpu for the tests listed in t/gpu-tests, those with cases that
+# only a GPU runs).  Prints each script's TAP, then one line per script,
+# with its seconds, and a summary; exits 1 if any test failed.
 set -u
-[ $# -ge 2 ] || { echo "usage: $0 BUILDDIR TEST..." >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 BUILDDIR TEST... (or --gpu)" >&2; exit 2; }
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 top_builddir=$(cd "$1" && pwd)
 shift
+if [ "$1" = --gpu ]; then
+	shift
+	set -- $(sed 's/#.*//' "$top_srcdir/t/gpu-tests") "$@"
+fi
 . "$top_srcdir/t/test-env.sh"
 mkdir -p "$TEST_BUILDDIR"
 
@@ -20,8 +25,10 @@ for t in "$@"; do
 	case $t in
 	*.t) [ -f "$top_builddir/$t" ] && prog="$top_builddir/$t" || prog="$top_srcdir/$t" ;;
 	esac
+	started=$(date +%s)
 	out=$("$prog" 2>&1)
 	status=$?
+	seconds=$(($(date +%s) - started))
 	printf '%s\n' "$out"
 	pass=$(printf '%s\n' "$out" | grep -c '^ok ' | tr -d ' ')
 	skip=$(printf '%s\n' "$out" | grep -ci '^ok .*# skip' | tr -d ' ')
@@ -29,7 +36,7 @@ for t in "$@"; do
 	if printf '%s\n' "$out" | grep -q '^1\.\.0 # SKIP'; then
 		line="$name: skipped ($(printf '%s\n' "$out" | sed -n 's/^1\.\.0 # SKIP //p'))"
 	else
-		line="$name: $((pass - skip)) passed, $fail failed, $skip skipped, exit $status"
+		line="$name: $((pass - skip)) passed, $fail failed, $skip skipped, exit $status, ${seconds} s"
 	fi
 	[ "$fail" = 0 ] && [ "$status" = 0 ] || failed=1
 	summary="$summary$line
