@@ -43,8 +43,9 @@
 # printed apart, and dice's side is otherwise as cold as by default
 # (HEADER=cold: the header is made inside dice's seconds).
 # KB_EVAL_LIMIT=SECONDS makes kb-eval start no candidate after that many
-# seconds (it evaluates one at least); kb-eval run again goes on from the first candidate it has no
-# result for, and its seconds are the sum of its runs.
+# seconds (it evaluates one at least); kb-eval run again goes on from the
+# first candidate it has no result for, and its seconds are the sum of
+# its runs.
 set -eu
 
 [ $# -eq 2 ] || { echo "usage: $0 KERNELBENCH_DIR CANDIDATES" >&2; exit 2; }
