@@ -13,6 +13,11 @@
 # producer's first build, and its output goes on through dice-time -j1
 # --all (20 timed calls): the wall is the whole pipeline's, the wait
 # included.
+# COMPILE=1: dice-compile -j1 --device cpu over the bundled C++ solutions
+# (share/dice/examples/cpu; CANDIDATES is then ignored) instead, each run
+# into a copy of a cache that holds only the shared precompiled header
+# (made once, before the runs), so that every candidate builds: what
+# starting the builder costs each build.
 set -eu
 rev=${1:-9157ad4}
 n=${2:-8}
@@ -32,16 +37,56 @@ git -C "$here" worktree add -q --detach "$work/old" "$rev"
 (cd "$work/old" && autoreconf -fi >/dev/null 2>&1 && mkdir build && cd build &&
 	../configure -q >/dev/null && make -j2 >/dev/null)
 
-i=1
-while [ "$i" -le "$n" ]; do
-	jq -nc --arg id "L1/${i}_T" --rawfile ref "$here/t/deception/ref-relu.py" \
-		'{id: $id, sample: {index: 0}, ref: $ref,
-		  code: "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"}'
-	i=$((i + 1))
-done >"$work/candidates.jsonl"
+if [ -n "${COMPILE:-}" ]; then
+	"$DICE_PYTHON" - "$here/share/dice" >"$work/candidates.jsonl" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+for level in ("level1", "level2", "level3"):
+    solutions = os.path.join(root, "examples", "cpu", level)
+    for name in sorted(os.listdir(solutions)) if os.path.isdir(solutions) else []:
+        if name.endswith(".py"):
+            print(json.dumps({"id": "L%s/%s" % (level[5:], name[:-3]),
+                              "ref": open(os.path.join(root, "problems", level, name)).read(),
+                              "code": open(os.path.join(solutions, name)).read()}))
+PY
+	n=$(wc -l <"$work/candidates.jsonl" | tr -d ' ')
+	# The header, once: a run that made it would pay 30 s more than the other.
+	head -n 1 "$work/candidates.jsonl" >"$work/first.jsonl"
+	DICE_DATADIR=$here/share/dice "$build/bin/dice-compile" -q --device cpu \
+		--cache "$work/header-cache" "$work/first.jsonl" >/dev/null
+	test -d "$work/header-cache/pch" || { echo "$0: no shared header was made" >&2; exit 1; }
+	find "$work/header-cache" -mindepth 1 -maxdepth 1 ! -name pch ! -name locks \
+		-exec rm -rf {} +
+else
+	i=1
+	while [ "$i" -le "$n" ]; do
+		jq -nc --arg id "L1/${i}_T" --rawfile ref "$here/t/deception/ref-relu.py" \
+			'{id: $id, sample: {index: 0}, ref: $ref,
+			  code: "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"}'
+		i=$((i + 1))
+	done >"$work/candidates.jsonl"
+fi
 
 # one NAME BUILD SRCDIR: append "NAME WALL CPU" to $work/times.
 one () {
+	if [ -n "${COMPILE:-}" ]; then
+		rm -rf "$work/cache" && cp -a "$work/header-cache" "$work/cache"
+		DICE_DATADIR=$3/share/dice /usr/bin/time -f "$1 %e %U %S" -o "$work/t" \
+			"$2/bin/dice-compile" -q -j1 --device cpu --cache "$work/cache" \
+			"$work/candidates.jsonl" >"$work/out"
+		test "$(jq -r .compile.ok "$work/out" | sort -u)" = true || {
+			echo "$0: $1: not every candidate built:" >&2
+			jq -r 'select(.compile.ok != true) | "  \(.id): \(.compile.error // .compile.log // "" | .[0:300])"' \
+				"$work/out" >&2
+			exit 1
+		}
+		test "$(jq -s '[.[].compile.builds[]?.pch_ms // 0] | max' "$work/out")" = 0 || {
+			echo "$0: $1 made a shared header of its own (its key is not this tree's): choose a later REV" >&2
+			exit 1
+		}
+		awk '{ print $1, $2, $3 + $4 }' "$work/t" >>"$work/times"
+		return
+	fi
 	if [ -n "${SLOW_INPUT:-}" ]; then
 		DICE_DATADIR=$3/share/dice /usr/bin/time -f "$1 %e %U %S" -o "$work/t" \
 			sh -c '{ sleep "$3"; cat "$4"; } |
@@ -71,7 +116,9 @@ while [ "$r" -lt "$runs" ]; do
 	one after "$build" "$here"
 	r=$((r + 1))
 done
-if [ -n "${SLOW_INPUT:-}" ]; then
+if [ -n "${COMPILE:-}" ]; then
+	echo "$n bundled C++ solutions, each built (the shared header made beforehand), dice-compile -j1 --device cpu, $runs runs each"
+elif [ -n "${SLOW_INPUT:-}" ]; then
 	echo "$n candidates that build nothing, coming after ${SLOW_INPUT} s, dice-check -j2 --device cpu | dice-time -j1 --all, $runs runs each"
 else
 	echo "$n candidates that build nothing, dice-check -j2 --device cpu, $runs runs each"
