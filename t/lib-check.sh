@@ -218,3 +218,20 @@ corpus_score () {
 			exit (hit != pos || fa || bad)
 		}' "$1" corpus-labels
 }
+
+# nobody_holds FILE: no process holds a lock on FILE (every harness or
+# builder that took one is gone); waits up to 10 s for the last to go.
+nobody_holds () {
+	"$DICE_PYTHON" -c 'import fcntl, sys, time
+end = time.time() + 10
+while True:
+    probe = open(sys.argv[1])
+    try:
+        fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        sys.exit(0)
+    except OSError:
+        if time.time() > end:
+            sys.exit("a harness or builder is still alive")
+    probe.close()
+    time.sleep(0.05)' "$1"
+}

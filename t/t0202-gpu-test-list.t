@@ -26,6 +26,23 @@ test_expect_success 'every shell test that asks for the GPU prerequisite is on t
 	done
 '
 
+# A tree of its own, so that --gpu reads a list of stand-ins there.
+test_expect_success 'run-tests.sh --gpu: the listed tests, then any named, each with its seconds' '
+	mkdir -p tree/t &&
+	cp "$TOP_SRCDIR/t/run-tests.sh" "$TOP_SRCDIR/t/test-env.sh" tree/t/ &&
+	printf "#!/bin/sh\necho 1..1\necho ok 1 - fine\n" >tree/t/t9991-a.t &&
+	printf "#!/bin/sh\necho 1..1\necho not ok 1 - broken\nexit 1\n" >tree/t/t9992-b.t &&
+	printf "#!/bin/sh\necho \"1..0 # SKIP no GPU\"\n" >tree/t/t9993-c.t &&
+	chmod +x tree/t/t999*.t &&
+	printf "# stand-ins\nt/t9991-a.t\nt/t9992-b.t  # fails\n" >tree/t/gpu-tests &&
+	test_expect_code 1 sh tree/t/run-tests.sh tree --gpu t/t9993-c.t >out &&
+	sed -n "/^### summary/,\$p" out >summary &&
+	grep -x "t9991-a.t: 1 passed, 0 failed, 0 skipped, exit 0, [0-9]* s" summary &&
+	grep -x "t9992-b.t: 0 passed, 1 failed, 0 skipped, exit 1, [0-9]* s" summary &&
+	grep -x "t9993-c.t: skipped (no GPU)" summary &&
+	test $(wc -l <summary) = 4
+'
+
 test_expect_success 'run-tests.sh: a usage error without a test' '
 	test_expect_code 2 sh "$TOP_SRCDIR/t/run-tests.sh" "$TOP_BUILDDIR" 2>err &&
 	grep "usage: .*--gpu" err

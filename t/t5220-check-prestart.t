@@ -50,23 +50,6 @@ lives () {
 	jq -r .check.error "$1"
 }
 
-# nobody_holds FILE: no process holds a lock on FILE (every harness that
-# took one is gone); waits up to 10 s for the last to go.
-nobody_holds () {
-	"$DICE_PYTHON" -c 'import fcntl, sys, time
-end = time.time() + 10
-while True:
-    probe = open(sys.argv[1])
-    try:
-        fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        sys.exit(0)
-    except OSError:
-        if time.time() > end:
-            sys.exit("a harness is still alive")
-    probe.close()
-    time.sleep(0.05)' "$1"
-}
-
 test_expect_success 'with -j1, each next harness starts while the one before runs, and gets its job when that one is done' '
 	dice-check -q -j1 --device cpu three.jsonl >out &&
 	jq -r .check.status out >actual &&

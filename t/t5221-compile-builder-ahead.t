@@ -61,23 +61,6 @@ test_expect_success 'setup' '
 	done >two.jsonl
 '
 
-# nobody_holds FILE: no process holds a lock on FILE (every harness and
-# builder that took one is gone); waits up to 10 s for the last to go.
-nobody_holds () {
-	"$DICE_PYTHON" -c 'import fcntl, sys, time
-end = time.time() + 10
-while True:
-    probe = open(sys.argv[1])
-    try:
-        fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        sys.exit(0)
-    except OSError:
-        if time.time() > end:
-            sys.exit("a harness or builder is still alive")
-    probe.close()
-    time.sleep(0.05)' "$1"
-}
-
 # The candidate asks 2 s after its start; a builder started with it has
 # done its 1.5 s start by then and answers at once, one started at the
 # request answers 1.5 s later.
