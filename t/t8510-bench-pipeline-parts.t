@@ -27,9 +27,10 @@ test_expect_success 'setup' '
 	EOF
 	cat >fakebuild/bin/dice-time <<-EOF &&
 	#!/bin/sh
-	echo dice-time >>"$PWD/calls"
+	echo "dice-time \$*" >>"$PWD/calls"
 	sleep 0.2
-	jq -c ". + {time: {status: (if .check.correct then \"ok\" else \"not_timed\" end)}}"
+	case " \$* " in *" --all "*) all=true ;; *) all=false ;; esac
+	jq -c --argjson all \$all ". + {time: {status: (if .check.correct or \$all then \"ok\" else \"not_timed\" end)}}"
 	EOF
 	chmod +x fakebuild/bin/* &&
 	: >kb/src/kernelbench/__init__.py &&
@@ -111,7 +112,7 @@ test_expect_success 'parts in separate commands: no report until the last, which
 	grep "^| KernelBench | 3 | $kb_s |" out3 &&
 	grep "^agreement on correct: 3 of 3" out3 &&
 	printf "dice-check\ndice-compile\ndice-time\nkb-build\nkb-build\nkb-build\nkb-eval\nkb-eval\nkb-eval\n" >expect &&
-	sort calls >actual &&
+	sed "s/ .*//" calls | sort >actual &&
 	test_cmp expect actual
 '
 
@@ -143,7 +144,7 @@ test_expect_success 'HEADER=warm: the header is made before the clock, from a ca
 	grep -q "\"id\": *\"header-warm-up\"" warm/header-warm-up.jsonl &&
 	grep -q "__global__" warm/header-warm-up.jsonl &&
 	printf "dice-check\ndice-compile\ndice-compile\ndice-time\n" >expect &&
-	sort calls >actual && test_cmp expect actual &&
+	sed "s/ .*//" calls | sort >actual && test_cmp expect actual &&
 	test $(wc -l <warm/dice.jsonl) = 3 &&
 	SIDES=kernelbench WORK=$PWD/warm sh "$script" "$PWD/kb" cands.jsonl >out &&
 	grep "^dice.s one-time shared header: made before dice.s clock started (HEADER=warm), [0-9.]* s with its warm-up build; build paths: " out
@@ -166,6 +167,27 @@ test_expect_success 'HEADER=cold after a warm run: the header counts in dice s s
 test_expect_success 'HEADER: another value, exit 2' '
 	test_expect_code 2 env HEADER=hot SIDES=dice WORK=$PWD/x sh "$script" "$PWD/kb" cands.jsonl 2>err &&
 	grep "HEADER: cold or warm" err
+'
+
+test_expect_success 'TIME_ALL=yes: dice-time times every record (--all), and the report says so' '
+	: >calls &&
+	TIME_ALL=yes SIDES=dice WORK=$PWD/all sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	grep "^dice-time .*--all" calls &&
+	SIDES=report WORK=$PWD/all sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^| dice | 3 | [0-9.]* | [0-9]* | 2 | 3 |" out &&
+	grep "^dice timed every correct record, deceptive ones too (TIME_ALL=yes)" out &&
+	: >calls &&
+	SIDES=dice WORK=$PWD/all sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	grep "^dice-time " calls >line &&
+	! grep -e --all line &&
+	SIDES=report WORK=$PWD/all sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^| dice | 3 | [0-9.]* | [0-9]* | 2 | 2 |" out &&
+	grep "^dice timed the correct records not judged deceptive" out
+'
+
+test_expect_success 'TIME_ALL: another value, exit 2' '
+	test_expect_code 2 env TIME_ALL=1 SIDES=dice WORK=$PWD/x sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "TIME_ALL: yes or no" err
 '
 
 test_expect_success 'KB_EVAL_LIMIT: kb-eval stops early and goes on where it stopped; the report counts every run' '
