@@ -213,8 +213,9 @@ Input and output:\n\
   dice_print_common_help (true);
   fputs ("\n\
 Environment: DICE_PYTHON (the interpreter with torch), DICE_DATADIR (the\n\
-harness), DICE_CACHE (the build cache), DICE_SANDBOX=none (no namespaces);\n\
-CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.  DICE_PRESTART=N\n\
+harness), DICE_CACHE (the build cache), DICE_SANDBOX=none (no namespaces),\n\
+DICE_BYTECODE (the bytecode cache, default ~/.cache/dice-bytecode; empty:\n\
+none); CUDA_VISIBLE_DEVICES and MAX_JOBS are set per worker.  DICE_PRESTART=N\n\
 harnesses are started ahead per worker, while its candidate runs.\n", stdout);
   if (this_tool->mode->gpu_hold != DICE_GPU_HOLD_NONE)
     fputs ("\
@@ -286,6 +287,62 @@ default_cache (void)
   return NULL;
 }
 
+/* Where the bytecode cache goes: DICE_BYTECODE, else
+   $XDG_CACHE_HOME/dice-bytecode, else ~/.cache/dice-bytecode; beside the
+   build cache, never in it (a builder may write the build cache).  NULL
+   for none: DICE_BYTECODE set but empty, or no HOME.  */
+static char *
+default_bytecode (void)
+{
+  const char *env = getenv ("DICE_BYTECODE");
+  const char *xdg = getenv ("XDG_CACHE_HOME");
+  const char *home = getenv ("HOME");
+  char *dir;
+
+  if (env)
+    return *env ? strdup (env) : NULL;
+  if (xdg && *xdg == '/')
+    return dice_path_join (xdg, "dice-bytecode");
+  if (home && *home)
+    {
+      size_t len = strlen (home) + sizeof "/.cache/dice-bytecode";
+
+      if ((dir = malloc (len)) != NULL)
+        snprintf (dir, len, "%s/.cache/dice-bytecode", home);
+      return dir;
+    }
+  return NULL;
+}
+
+/* H's bytecode cache, made if missing and absolute, or none (NULL) with
+   a warning where it cannot be used: a directory the sandbox leaves
+   writable to candidates (the build cache, /dev, /proc, /sys) would let
+   one candidate's bytecode run in the next.  */
+static void
+settle_bytecode (struct dice_harness *h)
+{
+  char *dir = default_bytecode (), *real;
+
+  h->bytecode = NULL;
+  if (dir == NULL)
+    return;
+  if (make_dirs (dir) != 0 || (real = realpath (dir, NULL)) == NULL)
+    dice_error ("warning: cannot use the bytecode cache '%s' (%s); going "
+                "on without it", dir, strerror (errno));
+  else if (dice_path_under (real, h->cache) || dice_path_under (h->cache, real)
+           || dice_path_under (real, "/dev") || dice_path_under (real, "/proc")
+           || dice_path_under (real, "/sys"))
+    {
+      dice_error ("warning: the bytecode cache '%s' is in a directory "
+                  "that candidates may write (the build cache, /dev, "
+                  "/proc or /sys); going on without it", real);
+      free (real);
+    }
+  else
+    h->bytecode = real;
+  free (dir);
+}
+
 /* Whether PROGRAM can be run: a path, or a name found in PATH.  */
 static bool
 runnable (const char *program)
@@ -335,6 +392,7 @@ settle_dirs (struct dice_harness *h, char *err, size_t errlen)
                 dice_datadir (), strerror (errno));
       return -1;
     }
+  settle_bytecode (h);
   return 0;
 }
 
@@ -430,6 +488,13 @@ finish (const struct harness_tool *tool, struct dice_harness *h,
      fallback.  */
   h->isolate = !(getenv ("DICE_SANDBOX")
                  && strcmp (getenv ("DICE_SANDBOX"), "none") == 0);
+  /* Without the sandbox's read-only file systems a candidate could write
+     bytecode that the next candidate runs.  */
+  if (!h->isolate)
+    {
+      free (h->bytecode);
+      h->bytecode = NULL;
+    }
   if (tool->finish && tool->finish (h, err, errlen) != 0)
     {
       free_slots (*slots, *nslots);
@@ -579,6 +644,7 @@ harness_tool_main (const struct harness_tool *tool, int argc, char **argv)
       dice_error_errno (errno, "cannot prepare the sandbox");
       return DICE_EXIT_TROUBLE;
     }
+  dice_harness_warm_bytecode (&h);
   s.key = tool->mode->name;
   s.unordered = sched.unordered;
   s.progress = sched.progress;
@@ -601,5 +667,7 @@ harness_tool_main (const struct harness_tool *tool, int argc, char **argv)
   dice_gpu_locks_free (&gpu_locks);
   free (h.cache);
   h.cache = NULL;
+  free (h.bytecode);
+  h.bytecode = NULL;
   return status;
 }

@@ -63,3 +63,13 @@ dice_path_join (const char *dir, const char *name)
     sprintf (path, "%.*s/%s", (int) dlen, dir, name);
   return path;
 }
+
+bool
+dice_path_under (const char *path, const char *dir)
+{
+  size_t n = strlen (dir);
+
+  if (n > 0 && dir[n - 1] == '/')
+    n--;
+  return strncmp (path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}

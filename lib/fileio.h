@@ -12,4 +12,8 @@ int dice_read_file (const char *path, char **data, size_t *len);
    NULL when out of memory.  */
 char *dice_path_join (const char *dir, const char *name);
 
+/* Whether PATH is DIR or below it (both absolute, DIR perhaps ending in
+   '/').  */
+bool dice_path_under (const char *path, const char *dir);
+
 #endif

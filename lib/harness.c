@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -15,6 +16,7 @@
 #include "harness-end.h"
 #include "msg.h"
 #include "pylex.h"
+#include "proc.h"
 #include "pymod.h"
 #include "record.h"
 #include "sandbox.h"
@@ -221,14 +223,15 @@ builder_stop (struct builder *b)
 }
 
 /* What a job's processes get on top of the scrubbed environment: where
-   the harness is, unbuffered Python without bytecode files, the GPU,
+   the harness is, unbuffered Python that writes no bytecode files (and
+   reads the bytecode cache's), the GPU,
    MAX_JOBS, the descriptor of the builder's socket, and the mode, which
    a harness started ahead of its job prepares for (dice(7)).  */
 struct job_env
 {
   char pythonpath[PATH_MAX + 64], visible[64], jobs[64], build_fd[32];
-  char mode[64];
-  char *extra[10];
+  char mode[64], pycache[PATH_MAX + 32];
+  char *extra[11];
 };
 
 static void
@@ -242,6 +245,14 @@ job_env (struct job_env *e, const struct dice_harness *h, const char *gpu)
             old_pythonpath ? old_pythonpath : "");
   e->extra[n++] = e->pythonpath;
   e->extra[n++] = "PYTHONDONTWRITEBYTECODE=1";
+  /* Read-only in the sandbox: bytecode that only the warm-up, which runs
+     no candidate code, ever wrote.  */
+  if (h->bytecode)
+    {
+      snprintf (e->pycache, sizeof e->pycache, "PYTHONPYCACHEPREFIX=%s",
+                h->bytecode);
+      e->extra[n++] = e->pycache;
+    }
   e->extra[n++] = "PYTHONUNBUFFERED=1";
   if (gpu)
     {
@@ -260,6 +271,48 @@ job_env (struct job_env *e, const struct dice_harness *h, const char *gpu)
   snprintf (e->mode, sizeof e->mode, "DICE_HARNESS_MODE=%s", h->mode->name);
   e->extra[n++] = e->mode;
   e->extra[n] = NULL;
+}
+
+/* Besides secrets, PYTHONDONTWRITEBYTECODE: the warm-up is there to
+   write bytecode.  */
+static bool
+not_for_warm_up (const char *name)
+{
+  return dice_secret_name (name)
+    || strcmp (name, "PYTHONDONTWRITEBYTECODE") == 0;
+}
+
+bool
+dice_harness_warm_bytecode (const struct dice_harness *h)
+{
+  const char *old_pythonpath = getenv ("PYTHONPATH");
+  char pythonpath[PATH_MAX + 64], pycache[PATH_MAX + 32];
+  /* PYTHONSAFEPATH: modules from the data directory and the installed
+     packages, not from whatever directory the tool was started in.  */
+  const char *add[4] = { pythonpath, pycache, "PYTHONSAFEPATH=1", NULL };
+  char *argv[] = { (char *) dice_python (), "-m", "dice_harness.warm", NULL };
+  struct dice_proc_result r;
+  char **env;
+  bool warm;
+
+  if (h->bytecode == NULL)
+    return false;
+  snprintf (pythonpath, sizeof pythonpath, "PYTHONPATH=%s/python%s%s",
+            h->datadir, old_pythonpath && *old_pythonpath ? ":" : "",
+            old_pythonpath ? old_pythonpath : "");
+  snprintf (pycache, sizeof pycache, "PYTHONPYCACHEPREFIX=%s", h->bytecode);
+  if ((env = dice_proc_env (not_for_warm_up, add)) == NULL)
+    return false;
+  /* Minutes at most: torch's sources compiled once, on a slow disk.  */
+  if (dice_proc_run (argv, env, "", 0, 600, &r) != 0)
+    {
+      dice_proc_env_free (env);
+      return false;
+    }
+  warm = !r.timed_out && WIFEXITED (r.status) && WEXITSTATUS (r.status) == 0;
+  dice_proc_result_free (&r);
+  dice_proc_env_free (env);
+  return warm;
 }
 
 /* Take GPU's lock as H's mode holds it, into LOCK; false when nothing

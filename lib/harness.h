@@ -32,6 +32,8 @@ struct dice_harness
   double atol, rtol;
   bool atol_set, rtol_set;
   char *cache;                  /* the build cache, an absolute path */
+  char *bytecode;               /* the bytecode cache (dice(7), Bytecode
+                                   cache), an absolute path; NULL: none */
   const char *arch;             /* the target architecture, or NULL */
   long long memory;             /* address-space limit (bytes) for --device
                                    cpu; 0 none; -1 the default */
@@ -105,6 +107,14 @@ extern const struct dice_harness_mode dice_harness_time;
 /* The fields a check job adds (seed, tolerances, timeout); a compile job
    carries them too, so that both build alike.  */
 json_t *dice_harness_check_job_fields (const struct dice_harness *h);
+
+/* Fill H's bytecode cache, if it has one, for the harnesses to read:
+   Python, outside the sandbox, imports what they import before their
+   job, and writes its bytecode there (python -m dice_harness.warm).
+   Call before the first run, with no other thread started.  Nothing
+   depends on it but speed, so a failure is not reported; returns false
+   when the cache could not be warmed.  */
+bool dice_harness_warm_bytecode (const struct dice_harness *h);
 
 /* The whole verdict of H's mode on REC, run on GPU (NULL: none): the
    record's new object, or NULL when memory ran out.  Thread-safe once

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "sandbox.h"
 #include "secrets.h"
 
@@ -329,15 +330,6 @@ unescape (char *s)
   *w = '\0';
 }
 
-/* Whether PATH is DIR or below it.  */
-static bool
-under (const char *path, const char *dir)
-{
-  size_t n = strlen (dir);
-
-  return strncmp (path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* In the guard, in a user namespace (or privileged): a new mount
    namespace in which every mount is read-only except SB->dir, the
    WRITABLE directories (bound onto themselves first, so that they are
@@ -395,10 +387,10 @@ readonly_filesystem (const struct dice_sandbox *sb)
       *options++ = '\0';
       *strchrnul (options, ' ') = '\0';
       unescape (point);
-      skip = under (point, "/dev") || under (point, "/proc")
-        || under (point, "/sys");
+      skip = dice_path_under (point, "/dev")
+        || dice_path_under (point, "/proc") || dice_path_under (point, "/sys");
       for (size_t i = 0; i < nkeep && !skip; i++)
-        skip = under (point, keep[i]);
+        skip = dice_path_under (point, keep[i]);
       /* The options, not statvfs: that would wake automounters.  Flags
          the kernel locked must be passed on as they are.  */
       for (char *opt = options; opt && *opt && !skip;)
@@ -438,7 +430,7 @@ readonly_filesystem (const struct dice_sandbox *sb)
       bool needed = **h != '/';
 
       for (size_t i = 0; i < nkeep && !needed; i++)
-        needed = under (keep[i], *h);
+        needed = dice_path_under (keep[i], *h);
       if (!needed)
         mount ("dice-hidden", *h, "tmpfs",
                MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,

@@ -122,6 +122,7 @@ shell_tests += \
 	t/t5215-check-extension-module.t \
 	t/t5220-check-prestart.t \
 	t/t5221-compile-builder-ahead.t \
+	t/t5225-check-bytecode.t \
 	t/t5800-check-input.t \
 	t/t5820-harness-unjudgeable.t \
 	t/t5830-check-phases.t \
@@ -148,7 +149,7 @@ EXTRA_DIST += $(shell_tests) $(test_helpers)
 
 clean-local: clean-test-trash
 clean-test-trash:
-	-rm -rf t/trash.* t/gpu-locks
+	-rm -rf t/trash.* t/gpu-locks t/bytecode
 .PHONY: clean-test-trash
 
 # dice-check: deception (robust check)

@@ -24,25 +24,23 @@ def get_inputs():
 def get_init_inputs():
     return []'
 
-# A memory-bound reference that reads 16 MiB and writes 4 bytes.  Every
+# A memory-bound reference that reads 12 MiB and writes 4 bytes.  Every
 # call gets fresh inputs, made just before it: without the flush the
 # input the call reads was written a moment ago and is still in L2 (an
 # H100's or H200's 50 MB, though each of its two halves holds what the
-# SMs next to it use, so about 25 MB counts); with the flush it comes from
-# HBM (about 5 us, long enough to show over the launch; at 8 MiB an H100
-# showed no difference).  When the calls rotated through fixed input
-# sets, the two sides' 32 MiB did not stay in those 25 MB between calls
-# either way, and the flush changed nothing (0.94x on an H100).
-SUM_REF='import torch
+# SMs next to it use, so about 25 MB counts, and the two sides' inputs
+# together are 24 MiB); with the flush it comes from HBM.
+SUM_N=3145728
+SUM_REF="import torch
 class Model(torch.nn.Module):
     def __init__(self):
         super().__init__()
     def forward(self, x):
         return x.sum()
 def get_inputs():
-    return [torch.randn(4 * 1024 * 1024)]
+    return [torch.randn($SUM_N)]
 def get_init_inputs():
-    return []'
+    return []"
 
 mm_candidate () {
 	printf '%s\n' "import torch" \
@@ -102,15 +100,43 @@ test_expect_success 'record says where: device, clocks, L2 flush size' '
 	test_cmp expect actual
 '
 
+# The flush's effect is a few microseconds (12 MiB from HBM against L2),
+# well under what one call of x.sum() costs in dice-time's windows (30 to
+# 80 us on an H200, mostly the op's dispatch on the host while the GPU
+# waits, which the L2 does not change: the windows measured it as 0.79x
+# there).  So the candidate times its own kernel: the launch queued behind
+# a millisecond of GPU sleep, events around the kernel alone.  At its
+# 80th call it reports the median of the calls after the 20th and stops.
+sum_probe () {
+	printf '%s\n' "import torch" \
+		"class ModelNew(torch.nn.Module):" \
+		"    def __init__(self):" \
+		"        super().__init__()" \
+		"        self.times = []" \
+		"    def forward(self, x):" \
+		"        start = torch.cuda.Event(enable_timing=True)" \
+		"        end = torch.cuda.Event(enable_timing=True)" \
+		"        torch.cuda._sleep(2000000)" \
+		"        start.record()" \
+		"        y = x.sum()" \
+		"        end.record()" \
+		"        end.synchronize()" \
+		"        self.times.append(start.elapsed_time(end))" \
+		"        if len(self.times) == 80:" \
+		"            t = sorted(self.times[20:])" \
+		"            raise RuntimeError(\"sum_us=%.3f\" % (1000 * t[len(t) // 2]))" \
+		"        return y"
+}
+sum_us () { jq -r ".time.error" "$1" | sed -n "s/^RuntimeError: sum_us=//p"; }
+
 test_expect_success 'the L2 flush makes a memory-bound kernel measurably slower' '
-	record L1/3_sum "$(mm_candidate "        return x.sum()")" "$SUM_REF" >sum.jsonl &&
-	tm --trials 200 sum.jsonl >flushed &&
-	DICE_TIME_NO_FLUSH=1 tm --trials 200 sum.jsonl >cached &&
-	jq -r ".time.flush_bytes" cached >actual &&
-	echo 0 >expect &&
-	test_cmp expect actual &&
-	ratio_within "$(jq .time.ref.event_median flushed)" "$(jq .time.ref.event_median cached)" 1.1 100 &&
-	ratio_within "$(jq .time.new.event_median flushed)" "$(jq .time.new.event_median cached)" 1.1 100
+	record L1/3_sum "$(sum_probe)" "$SUM_REF" >sum.jsonl &&
+	tm --trials 100 --warmup 10 sum.jsonl >flushed &&
+	DICE_TIME_NO_FLUSH=1 tm --trials 100 --warmup 10 sum.jsonl >cached &&
+	flushed_us=$(sum_us flushed) && cached_us=$(sum_us cached) &&
+	test -n "$flushed_us" && test -n "$cached_us" &&
+	test_diag "x.sum() of 12 MiB on the GPU alone: $flushed_us us flushed, $cached_us us not" &&
+	ratio_within "$flushed_us" "$cached_us" 1.15 100
 '
 
 test_done

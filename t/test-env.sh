@@ -20,5 +20,8 @@ export DICE_TOOLS
 # their real ones are this suite's.
 DICE_LOCKDIR="$top_builddir/t/gpu-locks"; export DICE_LOCKDIR
 unset DICE_GPU_LOCK
+# One bytecode cache (dice(7), Bytecode cache) for the whole suite, in the
+# build tree: warmed by the first test that runs a harness, not in HOME.
+DICE_BYTECODE="$top_builddir/t/bytecode"; export DICE_BYTECODE
 # Tests must never see real credentials or a user's problem set.
 unset DICE_KERNELBENCH DICE_API_KEY OPENAI_API_KEY DICE_API_BASE DICE_CACHE
