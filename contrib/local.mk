@@ -15,6 +15,9 @@ EXTRA_DIST += \
 EXTRA_DIST += contrib/bench/scan-speed.sh
 EXTRA_DIST += contrib/bench/builder-overhead.sh
 
+# the bytecode cache
+EXTRA_DIST += contrib/bench/bytecode-cost.sh
+
 # dice-time
 EXTRA_DIST += contrib/bench/time-repeatability.sh
 

@@ -222,6 +222,16 @@ builder_stop (struct builder *b)
   dice_sandbox_free (&b->sb);
 }
 
+/* PYTHONPATH=..., the harness's package first, into BUF of SIZE.  */
+static void
+harness_pythonpath (char *buf, size_t size, const struct dice_harness *h)
+{
+  const char *old = getenv ("PYTHONPATH");
+
+  snprintf (buf, size, "PYTHONPATH=%s/python%s%s", h->datadir,
+            old && *old ? ":" : "", old ? old : "");
+}
+
 /* What a job's processes get on top of the scrubbed environment: where
    the harness is, unbuffered Python that writes no bytecode files (and
    reads the bytecode cache's), the GPU,
@@ -237,12 +247,9 @@ struct job_env
 static void
 job_env (struct job_env *e, const struct dice_harness *h, const char *gpu)
 {
-  const char *old_pythonpath = getenv ("PYTHONPATH");
   size_t n = 0;
 
-  snprintf (e->pythonpath, sizeof e->pythonpath, "PYTHONPATH=%s/python%s%s",
-            h->datadir, old_pythonpath && *old_pythonpath ? ":" : "",
-            old_pythonpath ? old_pythonpath : "");
+  harness_pythonpath (e->pythonpath, sizeof e->pythonpath, h);
   e->extra[n++] = e->pythonpath;
   e->extra[n++] = "PYTHONDONTWRITEBYTECODE=1";
   /* Read-only in the sandbox: bytecode that only the warm-up, which runs
@@ -285,7 +292,6 @@ not_for_warm_up (const char *name)
 bool
 dice_harness_warm_bytecode (const struct dice_harness *h)
 {
-  const char *old_pythonpath = getenv ("PYTHONPATH");
   char pythonpath[PATH_MAX + 64], pycache[PATH_MAX + 32];
   /* PYTHONSAFEPATH: modules from the data directory and the installed
      packages, not from whatever directory the tool was started in.  */
@@ -297,9 +303,7 @@ dice_harness_warm_bytecode (const struct dice_harness *h)
 
   if (h->bytecode == NULL)
     return false;
-  snprintf (pythonpath, sizeof pythonpath, "PYTHONPATH=%s/python%s%s",
-            h->datadir, old_pythonpath && *old_pythonpath ? ":" : "",
-            old_pythonpath ? old_pythonpath : "");
+  harness_pythonpath (pythonpath, sizeof pythonpath, h);
   snprintf (pycache, sizeof pycache, "PYTHONPYCACHEPREFIX=%s", h->bytecode);
   if ((env = dice_proc_env (not_for_warm_up, add)) == NULL)
     return false;

@@ -100,7 +100,8 @@ shell_tests += \
 	t/t8410-slurm-recipe.t \
 	t/t8500-bench-kb-standins.t \
 	t/t8510-bench-pipeline-parts.t \
-	t/t8520-bench-leaderboard.t
+	t/t8520-bench-leaderboard.t \
+	t/t8530-bench-bytecode-cost.t
 
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t
