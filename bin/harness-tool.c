@@ -264,27 +264,33 @@ make_dirs (const char *path)
   return status;
 }
 
+/* NAME in the user's cache directory: $XDG_CACHE_HOME/NAME, else
+   ~/.cache/NAME; NULL without either (or out of memory).  */
+static char *
+user_cache_dir (const char *name)
+{
+  const char *xdg = getenv ("XDG_CACHE_HOME");
+  const char *home = getenv ("HOME");
+  char *cache, *dir;
+
+  if (xdg && *xdg == '/')
+    return dice_path_join (xdg, name);
+  if (home == NULL || *home == '\0'
+      || (cache = dice_path_join (home, ".cache")) == NULL)
+    return NULL;
+  dir = dice_path_join (cache, name);
+  free (cache);
+  return dir;
+}
+
 static char *
 default_cache (void)
 {
   const char *env = getenv ("DICE_CACHE");
-  const char *xdg = getenv ("XDG_CACHE_HOME");
-  const char *home = getenv ("HOME");
-  char *dir;
 
   if (env && *env)
     return strdup (env);
-  if (xdg && *xdg == '/')
-    return dice_path_join (xdg, "dice");
-  if (home && *home)
-    {
-      size_t len = strlen (home) + sizeof "/.cache/dice";
-
-      if ((dir = malloc (len)) != NULL)
-        snprintf (dir, len, "%s/.cache/dice", home);
-      return dir;
-    }
-  return NULL;
+  return user_cache_dir ("dice");
 }
 
 /* Where the bytecode cache goes: DICE_BYTECODE, else
@@ -295,23 +301,10 @@ static char *
 default_bytecode (void)
 {
   const char *env = getenv ("DICE_BYTECODE");
-  const char *xdg = getenv ("XDG_CACHE_HOME");
-  const char *home = getenv ("HOME");
-  char *dir;
 
   if (env)
     return *env ? strdup (env) : NULL;
-  if (xdg && *xdg == '/')
-    return dice_path_join (xdg, "dice-bytecode");
-  if (home && *home)
-    {
-      size_t len = strlen (home) + sizeof "/.cache/dice-bytecode";
-
-      if ((dir = malloc (len)) != NULL)
-        snprintf (dir, len, "%s/.cache/dice-bytecode", home);
-      return dir;
-    }
-  return NULL;
+  return user_cache_dir ("dice-bytecode");
 }
 
 /* H's bytecode cache, made if missing and absolute, or none (NULL) with

@@ -136,6 +136,21 @@ test_expect_success 'a change to the harness sources warms again, into a stamp o
 	test_line_count = 1 changed
 '
 
+test_expect_success 'without DICE_BYTECODE: $XDG_CACHE_HOME/dice-bytecode, else ~/.cache/dice-bytecode' '
+	(
+		unset DICE_BYTECODE &&
+		XDG_CACHE_HOME=$PWD/xdg check tell.jsonl >out &&
+		told out >actual &&
+		echo "prefix=$PWD/xdg/dice-bytecode dont_write=1" >expect &&
+		test_cmp expect actual &&
+		unset XDG_CACHE_HOME &&
+		HOME=$PWD/home check tell.jsonl >out &&
+		told out >actual &&
+		echo "prefix=$PWD/home/.cache/dice-bytecode dont_write=1" >expect &&
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'DICE_BYTECODE empty: no bytecode cache' '
 	DICE_BYTECODE= check tell.jsonl >out &&
 	told out >actual &&
