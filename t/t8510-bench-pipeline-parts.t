@@ -17,6 +17,7 @@ test_expect_success 'setup' '
 	cat >fakebuild/bin/dice-compile <<-EOF &&
 	#!/bin/sh
 	echo dice-compile >>"$PWD/calls"
+	echo "\$DICE_BYTECODE" >>"$PWD/bytecode-seen"
 	for last; do :; done
 	jq -c ". + {compile: {ok: true, builds: [{ok: true, path: (if env.FAKE_PLAIN then \"plain\" else \"split\" end), pch_ms: 2000}]}}" "\$last"
 	EOF
@@ -183,6 +184,15 @@ test_expect_success 'TIME_ALL=yes: dice-time times every record (--all), and the
 	SIDES=report WORK=$PWD/all sh "$script" "$PWD/kb" cands.jsonl >out &&
 	grep "^| dice | 3 | [0-9.]* | [0-9]* | 2 | 2 |" out &&
 	grep "^dice timed the correct records not judged deceptive" out
+'
+
+test_expect_success 'dice runs with a bytecode cache of its own in WORK, emptied with the build cache' '
+	mkdir -p bc/dice-bytecode && : >bc/dice-bytecode/left-over &&
+	SIDES=dice WORK=$PWD/bc sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	tail -n 1 bytecode-seen >actual &&
+	echo "$PWD/bc/dice-bytecode" >expect &&
+	test_cmp expect actual &&
+	! test -e bc/dice-bytecode/left-over
 '
 
 test_expect_success 'TIME_ALL: another value, exit 2' '

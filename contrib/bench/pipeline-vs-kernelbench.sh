@@ -39,9 +39,10 @@
 # in WORK/seconds.PART; KernelBench's seconds are its two parts' sum).
 # HEADER=warm makes the shared header before dice's clock starts (from a
 # bundled candidate outside the set, into the empty cache), as a batch
-# finds it once any job on the toolchain has made it; its seconds are
-# printed apart, and dice's side is otherwise as cold as by default
-# (HEADER=cold: the header is made inside dice's seconds).
+# finds it once any job on the toolchain has made it, and with it the
+# bytecode cache (dice(7)); its seconds are printed apart, and dice's
+# side is otherwise as cold as by default (HEADER=cold: both are made
+# inside dice's seconds, the bytecode cache in WORK too, not the user's).
 # TIME_ALL=yes has dice-time time every correct record (--all), the
 # deceptive ones too, as KernelBench times everything it finds correct: a
 # like-for-like count of timings (default no: dice's own pipeline, which
@@ -141,7 +142,8 @@ PY
 stamp () { "$DICE_PYTHON" "$work/stamp.py" "$1" "$t0" "$work/stamps"; }
 
 if $run_dice; then
-rm -rf "$work/dice-cache" "$work/stamps" "$work/seconds.header"
+rm -rf "$work/dice-cache" "$work/dice-bytecode" "$work/stamps" "$work/seconds.header"
+DICE_BYTECODE=$work/dice-bytecode; export DICE_BYTECODE
 if [ "$HEADER" = warm ]; then
 	"$DICE_PYTHON" - "$DICE_DATADIR" >"$work/header-warm-up.jsonl" <<'PY'
 import json, os, sys
