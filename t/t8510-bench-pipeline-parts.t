@@ -68,6 +68,7 @@ test_expect_success 'all parts in one command: both sides run and the report fol
 	grep "^| KernelBench | 3 |" out &&
 	grep "^ratio (KernelBench seconds / dice seconds): " out &&
 	grep "^agreement on correct: 3 of 3" out &&
+	grep "^dice.s bytecode cache: 0 files ($PWD/all/dice-bytecode)$" out &&
 	grep "^dice.s compile: first record out at [0-9.]* s, half at [0-9.]* s, last at [0-9.]* s$" out &&
 	grep "^dice.s check: first record out at" out &&
 	sed -n "s/^dice.s time: first record out at [0-9.]* s, half at [0-9.]* s, last at \([0-9.]*\) s$/\1/p" out >last &&

@@ -349,6 +349,12 @@ except FileNotFoundError:
     header = "%.1f s (in dice's seconds)" % (pch / 1000)
 print("dice's one-time shared header: %s; build paths: %s"
       % (header, json.dumps(paths, sort_keys=True)))
+# Whether dice's harnesses had torch's bytecode to read (dice(7),
+# Bytecode cache): none here means each of them compiled torch's sources
+# where the package has no bytecode of its own.
+pyc = sum(1 for _, _, files in os.walk(work + "/dice-bytecode")
+          for name in files if name.endswith(".pyc"))
+print("dice's bytecode cache: %d files (%s/dice-bytecode)" % (pyc, work))
 # CPU seconds over wall seconds: how much of the machine's cores each
 # side kept busy (cores from this machine: run the report where the
 # sides ran).
