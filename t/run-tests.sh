@@ -5,6 +5,9 @@
 # or --gpu for the tests listed in t/gpu-tests, those with cases that
 # only a GPU runs).  Prints each script's TAP, then one line per script,
 # with its seconds, and a summary; exits 1 if any test failed.
+# RUN_TESTS_LOGS=DIR also writes each script's output to DIR/NAME.log as
+# it runs, so that a run stopped half-way (a device command's time limit)
+# leaves what it had.
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 BUILDDIR TEST... (or --gpu)" >&2; exit 2; }
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +29,15 @@ for t in "$@"; do
 	*.t) [ -f "$top_builddir/$t" ] && prog="$top_builddir/$t" || prog="$top_srcdir/$t" ;;
 	esac
 	started=$(date +%s)
-	out=$("$prog" 2>&1)
-	status=$?
+	if [ -n "${RUN_TESTS_LOGS:-}" ]; then
+		mkdir -p "$RUN_TESTS_LOGS"
+		"$prog" >"$RUN_TESTS_LOGS/$name.log" 2>&1
+		status=$?
+		out=$(cat "$RUN_TESTS_LOGS/$name.log")
+	else
+		out=$("$prog" 2>&1)
+		status=$?
+	fi
 	seconds=$(($(date +%s) - started))
 	printf '%s\n' "$out"
 	pass=$(printf '%s\n' "$out" | grep -c '^ok ' | tr -d ' ')

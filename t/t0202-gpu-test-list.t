@@ -43,6 +43,17 @@ test_expect_success 'run-tests.sh --gpu: the listed tests, then any named, each 
 	test $(wc -l <summary) = 4
 '
 
+test_expect_success 'RUN_TESTS_LOGS: each script'"'"'s output in a log of its own, written as it runs' '
+	printf "#!/bin/sh\necho 1..2\necho ok 1 - first\nkill -TERM \$PPID\nsleep 5\necho ok 2 - never\n" >tree/t/t9994-d.t &&
+	chmod +x tree/t/t9994-d.t &&
+	RUN_TESTS_LOGS=$PWD/logs sh tree/t/run-tests.sh tree t/t9991-a.t >out &&
+	grep -x "ok 1 - fine" logs/t9991-a.t.log &&
+	grep -x "ok 1 - fine" out &&
+	{ RUN_TESTS_LOGS=$PWD/logs sh tree/t/run-tests.sh tree t/t9994-d.t >out || :; } &&
+	grep -x "ok 1 - first" logs/t9994-d.t.log &&
+	! grep "^### summary" out
+'
+
 test_expect_success 'run-tests.sh: a usage error without a test' '
 	test_expect_code 2 sh "$TOP_SRCDIR/t/run-tests.sh" "$TOP_BUILDDIR" 2>err &&
 	grep "usage: .*--gpu" err
