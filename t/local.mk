@@ -101,7 +101,8 @@ shell_tests += \
 	t/t8500-bench-kb-standins.t \
 	t/t8510-bench-pipeline-parts.t \
 	t/t8520-bench-leaderboard.t \
-	t/t8530-bench-bytecode-cost.t
+	t/t8530-bench-bytecode-cost.t \
+	t/t8540-bench-compile-prestart.t
 
 # dice-compile, dice-check and the harness
 unit_tests += t/t5001-check-sandbox.t

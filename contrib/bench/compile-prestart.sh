@@ -13,10 +13,11 @@
 # Usage: contrib/bench/compile-prestart.sh [RUNS] [DEPTHS]
 #
 # RUNS defaults to 3, DEPTHS to "0 1 2".  JOBS (default the number of
-# cores) sets dice-compile -j.  Needs: the dice tools on PATH (or
-# BUILDDIR=build), jq, a Python with torch that builds C++ extensions
-# (DICE_PYTHON, default python3).  DICE_BYTECODE passes through: set it
-# empty to see what the harnesses' starts cost without the bytecode cache.
+# cores) sets dice-compile -j, LIMIT how many solutions (default all).
+# Needs: the dice tools on PATH (or BUILDDIR=build), jq, a Python with
+# torch that builds C++ extensions (DICE_PYTHON, default python3).
+# DICE_BYTECODE passes through: set it empty to see what the harnesses'
+# starts cost without the bytecode cache.
 set -eu
 
 runs=${1:-3}
@@ -25,13 +26,14 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 : "${DICE_PYTHON:=python3}"
 : "${DICE_DATADIR:=$here/share/dice}"
 : "${JOBS:=$(nproc)}"
+: "${LIMIT:=0}"
 export DICE_PYTHON DICE_DATADIR
 if [ -n "${BUILDDIR:-}" ]; then PATH="$(cd "$BUILDDIR" && pwd)/bin:$PATH"; fi
 command -v dice-compile >/dev/null || { echo "$0: dice-compile not on PATH (set BUILDDIR)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 2; }
-for depth in $depths; do
+for depth in $depths $LIMIT; do
 	case $depth in
-	*[!0-9]*|'') echo "$0: DEPTHS: numbers, not '$depth'" >&2; exit 2 ;;
+	*[!0-9]*|'') echo "$0: DEPTHS and LIMIT: numbers, not '$depth'" >&2; exit 2 ;;
 	esac
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/dice-prestart-bench.XXXXXX")
@@ -42,7 +44,7 @@ for solution in "$DICE_DATADIR"/examples/cpu/level*/*.py; do
 	stem=${solution##*/}; stem=${stem%.py}
 	jq -nc --arg id "L$level/$stem" --rawfile ref "$DICE_DATADIR/problems/level$level/$stem.py" \
 		--rawfile code "$solution" '{id: $id, sample: {index: 0}, ref: $ref, code: $code}'
-done >"$work/candidates.jsonl"
+done | if [ "$LIMIT" -gt 0 ]; then head -n "$LIMIT"; else cat; fi >"$work/candidates.jsonl"
 n=$(wc -l <"$work/candidates.jsonl" | tr -d ' ')
 [ "$n" -gt 0 ] || { echo "$0: no C++ solutions in $DICE_DATADIR/examples/cpu" >&2; exit 2; }
 
