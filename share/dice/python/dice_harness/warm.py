@@ -1,9 +1,9 @@
 """python -m dice_harness.warm: fill dice's bytecode cache.
 
 Run by the C tools before their first harness, outside any sandbox, with
-PYTHONPYCACHEPREFIX set to the cache (dice(7), HARNESS PROTOCOL, Bytecode cache).  No
-candidate code runs here: it imports what every harness and builder
-imports before its job (torch, torch.utils.cpp_extension, torch's
+PYTHONPYCACHEPREFIX set to the cache (dice(7), HARNESS PROTOCOL, Bytecode
+cache).  No candidate code runs here: it imports what every harness and
+builder imports before its job (torch, torch.utils.cpp_extension, torch's
 dispatch-mode machinery, this package), so that Python writes their
 bytecode once.  The harnesses then read it under the same prefix, where
 the sandbox leaves it read-only, and never write any themselves.
