@@ -16,7 +16,8 @@ EXTRA_DIST += contrib/bench/scan-speed.sh
 EXTRA_DIST += contrib/bench/builder-overhead.sh
 
 # the bytecode cache
-EXTRA_DIST += contrib/bench/bytecode-cost.sh contrib/bench/compile-prestart.sh
+EXTRA_DIST += contrib/bench/bytecode-cost.sh contrib/bench/compile-prestart.sh \
+	contrib/bench/lib-measure.sh
 
 # dice-time
 EXTRA_DIST += contrib/bench/time-repeatability.sh

@@ -8,7 +8,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -289,7 +288,7 @@ not_for_warm_up (const char *name)
     || strcmp (name, "PYTHONDONTWRITEBYTECODE") == 0;
 }
 
-bool
+void
 dice_harness_warm_bytecode (const struct dice_harness *h)
 {
   char pythonpath[PATH_MAX + 64], pycache[PATH_MAX + 32];
@@ -299,24 +298,17 @@ dice_harness_warm_bytecode (const struct dice_harness *h)
   char *argv[] = { (char *) dice_python (), "-m", "dice_harness.warm", NULL };
   struct dice_proc_result r;
   char **env;
-  bool warm;
 
   if (h->bytecode == NULL)
-    return false;
+    return;
   harness_pythonpath (pythonpath, sizeof pythonpath, h);
   snprintf (pycache, sizeof pycache, "PYTHONPYCACHEPREFIX=%s", h->bytecode);
   if ((env = dice_proc_env (not_for_warm_up, add)) == NULL)
-    return false;
+    return;
   /* Minutes at most: torch's sources compiled once, on a slow disk.  */
-  if (dice_proc_run (argv, env, "", 0, 600, &r) != 0)
-    {
-      dice_proc_env_free (env);
-      return false;
-    }
-  warm = !r.timed_out && WIFEXITED (r.status) && WEXITSTATUS (r.status) == 0;
-  dice_proc_result_free (&r);
+  if (dice_proc_run (argv, env, "", 0, 600, &r) == 0)
+    dice_proc_result_free (&r);
   dice_proc_env_free (env);
-  return warm;
 }
 
 /* Take GPU's lock as H's mode holds it, into LOCK; false when nothing

@@ -112,9 +112,8 @@ json_t *dice_harness_check_job_fields (const struct dice_harness *h);
    Python, outside the sandbox, imports what they import before their
    job, and writes its bytecode there (python -m dice_harness.warm).
    Call before the first run, with no other thread started.  Nothing
-   depends on it but speed, so a failure is not reported; returns false
-   when the cache could not be warmed.  */
-bool dice_harness_warm_bytecode (const struct dice_harness *h);
+   depends on it but speed, so a failure is not reported.  */
+void dice_harness_warm_bytecode (const struct dice_harness *h);
 
 /* The whole verdict of H's mode on REC, run on GPU (NULL: none): the
    record's new object, or NULL when memory ran out.  Thread-safe once

@@ -42,40 +42,29 @@ done | head -n "$LIMIT" >"$work/candidates.jsonl"
 n=$(wc -l <"$work/candidates.jsonl" | tr -d ' ')
 echo "# $n candidates; $("$DICE_PYTHON" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__)' 2>/dev/null)"
 
-# CPU seconds of this shell's children so far (user + system): the second
-# line of the shell's own `times`, which must run in this shell, not in a
-# command substitution's.
-children_cpu () {
-	times >"$work/times.now"
-	sed -n 2p "$work/times.now" | awk '{
-		s = 0
-		for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] }
-		printf "%.2f", s }'
-}
+. "$here/contrib/bench/lib-measure.sh"
 
 run () {
 	label=$1; shift
-	children_cpu >"$work/cpu0"
-	t0=$(date +%s.%N)
+	cpu_mark start
+	t0=$(now)
 	env "$@" dice-check -q -j 1 --device cpu --cache "$work/cache" "$work/candidates.jsonl" \
 		>"$work/out.$label.jsonl"
-	t1=$(date +%s.%N)
-	children_cpu >"$work/cpu1"
-	c0=$(cat "$work/cpu0") c1=$(cat "$work/cpu1")
+	wall=$(since "$t0")
+	cpu_mark end
 	bad=$(jq -r 'select(.check.status != "correct") | .id' "$work/out.$label.jsonl" | head -n 3)
 	[ -z "$bad" ] || echo "# $label: not correct: $bad" >&2
-	awk -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" -v l="$label" \
-		'BEGIN { printf "%s %.2f %.2f\n", l, b - a, d - c }' >>"$work/times"
+	echo "$label $wall $(cpu_between start end)" >>"$work/times"
 }
 
 # The one-time warm-up: the first run with an empty cache pays it.
-t0=$(date +%s.%N)
+t0=$(now)
 env DICE_BYTECODE="$work/bytecode" dice-check -q -j 1 --device cpu --cache "$work/cache" \
 	"$work/candidates.jsonl" >/dev/null
-first=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-t0=$(date +%s.%N)
+first=$(since "$t0")
+t0=$(now)
 env DICE_BYTECODE="$work/bytecode" dice-check -q -j 1 --device cpu --cache "$work/cache" /dev/null
-warm=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+warm=$(since "$t0")
 echo "# first run into an empty bytecode cache: $first s; a tool's start once it is warm: $warm s"
 
 i=0
@@ -86,17 +75,9 @@ while [ "$i" -lt "$runs" ]; do
 done
 echo "run wall_s cpu_s"
 cat "$work/times"
-awk '
-	{ wall[$1, ++n[$1]] = $2; cpu[$1, n[$1]] = $3 }
-	function median(a, k, m,   i, j, t, v) {
-		for (i = 1; i <= m; i++) v[i] = a[k, i]
-		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
-			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-	}
-	END {
-		ww = median(wall, "with", n["with"]); wo = median(wall, "without", n["without"])
-		cw = median(cpu, "with", n["with"]); co = median(cpu, "without", n["without"])
-		printf "median wall: with %.2f s, without %.2f s (%.2fx)\n", ww, wo, wo / ww
-		printf "median CPU: with %.2f s, without %.2f s (%.2fx)\n", cw, co, co / cw
-	}' "$work/times"
+ww=$(median_of "$work/times" with 2) wo=$(median_of "$work/times" without 2)
+cw=$(median_of "$work/times" with 3) co=$(median_of "$work/times" without 3)
+awk -v ww="$ww" -v wo="$wo" -v cw="$cw" -v co="$co" 'BEGIN {
+	printf "median wall: with %.2f s, without %.2f s (%.2fx)\n", ww, wo, wo / ww
+	printf "median CPU: with %.2f s, without %.2f s (%.2fx)\n", cw, co, co / cw
+}'

@@ -58,41 +58,26 @@ for entry in "$work/header"/*; do
 done
 echo "# $n candidates, dice-compile -j $JOBS; $("$DICE_PYTHON" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__)' 2>/dev/null)"
 
-# CPU seconds of this shell's children so far: `times`, run in this shell.
-children_cpu () {
-	times >"$work/times.now"
-	sed -n 2p "$work/times.now" | awk '{
-		s = 0
-		for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] }
-		printf "%.2f", s }'
-}
+. "$here/contrib/bench/lib-measure.sh"
 
 i=0
 while [ "$i" -lt "$runs" ]; do
 	for depth in $depths; do
 		rm -rf "$work/cache" && cp -R "$work/header" "$work/cache"
-		children_cpu >"$work/cpu0"
-		t0=$(date +%s.%N)
+		cpu_mark start
+		t0=$(now)
 		DICE_PRESTART=$depth dice-compile -q -j "$JOBS" --device cpu --cache "$work/cache" \
 			"$work/candidates.jsonl" >"$work/out.jsonl"
-		t1=$(date +%s.%N)
-		children_cpu >"$work/cpu1"
+		wall=$(since "$t0")
+		cpu_mark end
 		failed=$(jq -r 'select(.compile.ok != true) | .id' "$work/out.jsonl" | head -n 3)
 		[ -z "$failed" ] || echo "# prestart $depth: did not build: $failed" >&2
-		awk -v d="$depth" -v a="$t0" -v b="$t1" -v c="$(cat "$work/cpu0")" -v e="$(cat "$work/cpu1")" \
-			'BEGIN { printf "%s %.2f %.2f\n", d, b - a, e - c }' >>"$work/times"
+		echo "$depth $wall $(cpu_between start end)" >>"$work/times"
 	done
 	i=$((i + 1))
 done
 echo "prestart wall_s cpu_s"
 cat "$work/times"
 for depth in $depths; do
-	awk -v d="$depth" '$1 == d { w[++n] = $2; c[n] = $3 }
-		function median(a, m,   i, j, t) {
-			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
-				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-		}
-		END { printf "DICE_PRESTART=%s: median wall %.2f s, CPU %.2f s\n", d, median(w, n), median(c, n) }' \
-		"$work/times"
+	echo "DICE_PRESTART=$depth: median wall $(median_of "$work/times" "$depth" 2) s, CPU $(median_of "$work/times" "$depth" 3) s"
 done

@@ -115,16 +115,10 @@ kbpath=$kb/src
 standins=$(sh "$here/contrib/bench/kb-standins.sh" "$work/standins" "$kb")
 [ -z "$standins" ] || kbpath=$kbpath:$standins
 
-now () { date +%s.%N; }
-since () { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-# The CPU seconds (user and system) of every process this shell has
-# waited for, the sandboxed harnesses and compilers of each side too.
-# times must run in this shell, not in a command substitution's.
-cpu_mark () { times >"$work/times.$1"; }
-cpu_between () {
-	awk 'FNR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] }
-		v[++n] = s } END { printf "%.1f\n", v[2] - v[1] }' "$work/times.$1" "$work/times.$2"
-}
+# Wall and CPU seconds (now, since, cpu_mark, cpu_between); CPU counts
+# every process this shell has waited for, each side's sandboxed
+# harnesses and compilers too.
+. "$here/contrib/bench/lib-measure.sh"
 
 # stamp STAGE: copy records through, and write to WORK/stamps when each
 # left STAGE, in seconds from the dice side's start ($t0), so that the
