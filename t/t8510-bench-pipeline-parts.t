@@ -23,8 +23,12 @@ test_expect_success 'setup' '
 	EOF
 	cat >fakebuild/bin/dice-check <<-EOF &&
 	#!/bin/sh
-	echo dice-check >>"$PWD/calls"
-	jq -c ". + {check: {correct: (.code | test(\"right\")), status: (if (.code | test(\"right\")) then \"correct\" else \"incorrect\" end)}}"
+	echo "dice-check \$*" >>"$PWD/calls"
+	echo "\$DICE_BYTECODE" >>"$PWD/bytecode-seen"
+	file=
+	for last; do :; done
+	case \$last in *.jsonl) file=\$last ;; esac
+	jq -c ". + {check: {correct: (.code | test(\"right\")), status: (if (.code | test(\"right\")) then \"correct\" else \"incorrect\" end)}}" \$file
 	EOF
 	cat >fakebuild/bin/dice-time <<-EOF &&
 	#!/bin/sh
@@ -221,6 +225,49 @@ test_expect_success 'KB_EVAL_LIMIT: kb-eval stops early and goes on where it sto
 	grep -c "^kb-eval" calls >n && echo 3 >expect && test_cmp expect n &&
 	jq -r "\"\\(.id)#\\(.sample.index // 0)\"" limited/kernelbench.jsonl >ids &&
 	printf "L1/1#0\nL1/2#0\nL1/1#1\n" >expect && test_cmp expect ids
+'
+
+test_expect_success 'dice-gpu before dice: exit 2, named, nothing run' '
+	: >calls &&
+	test_expect_code 2 env SIDES=dice-gpu WORK=$PWD/gpu sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "dice-gpu needs the dice part" err &&
+	test_must_be_empty calls &&
+	test_expect_code 2 env SIDES="dice dice-gpu kernelbench" sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "set WORK" err &&
+	test_must_be_empty calls
+'
+
+test_expect_success 'dice-gpu: check and time again over the filled cache, no builds, set beside KernelBench s evaluation' '
+	SIDES="dice kernelbench" WORK=$PWD/gpu sh "$script" "$PWD/kb" cands.jsonl >out &&
+	! grep "^dice-gpu" out &&
+	: >calls &&
+	SIDES=dice-gpu WORK=$PWD/gpu sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^# dice-gpu (check and time over the filled cache): [0-9.]* s$" out &&
+	printf "dice-check\ndice-time\n" >expect &&
+	sed "s/ .*//" calls | sort >actual && test_cmp expect actual &&
+	grep "^dice-check .*--cache $PWD/gpu/dice-cache .*$PWD/gpu/candidates.jsonl$" calls &&
+	tail -n 1 bytecode-seen >actual &&
+	echo "$PWD/gpu/dice-bytecode" >expect && test_cmp expect actual &&
+	test $(wc -l <gpu/dice-gpu.jsonl) = 3 &&
+	gpu_s=$(cat gpu/seconds.dice-gpu) && eval_s=$(cat gpu/seconds.kb-eval) &&
+	shown=$(awk -v g=$gpu_s -v e=$eval_s "BEGIN { printf \"%.1f s, [0-9]* candidates per GPU-hour; KernelBench.s evaluation over its prebuilt builds: %.1f s\", g, e }") &&
+	grep "^dice-gpu (check and time over the cache the dice part filled): $shown, [0-9]*$" out &&
+	ratio=$(awk -v e=$eval_s -v g=$gpu_s "BEGIN { printf \"%.2f\", e / g }") &&
+	grep "^ratio per GPU-hour, builds elsewhere (KernelBench evaluation / dice-gpu): ${ratio}x$" out &&
+	grep "^dice-gpu.s verdicts and timing status as the dice part.s: 3 of 3$" out &&
+	grep "^dice-gpu.s processes: [0-9]* CPU seconds, " out &&
+	grep "^agreement on correct: 3 of 3" out
+'
+
+test_expect_success 'dice-gpu times as the dice part did (TIME_ALL), and a new dice part drops its figures' '
+	TIME_ALL=yes SIDES=dice WORK=$PWD/gpu sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	: >calls &&
+	SIDES=dice-gpu WORK=$PWD/gpu sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^dice-time .*--all" calls &&
+	grep "^dice-gpu.s verdicts and timing status as the dice part.s: 3 of 3$" out &&
+	SIDES=dice WORK=$PWD/gpu sh "$script" "$PWD/kb" cands.jsonl >out &&
+	! test -e gpu/seconds.dice-gpu && ! test -e gpu/dice-gpu.jsonl &&
+	! grep "^dice-gpu" out
 '
 
 test_expect_success 'kb-eval once every candidate has a result: exit 2, nothing run' '

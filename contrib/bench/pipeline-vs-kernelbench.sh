@@ -47,6 +47,11 @@
 # deceptive ones too, as KernelBench times everything it finds correct: a
 # like-for-like count of timings (default no: dice's own pipeline, which
 # does not time a candidate it has already judged deceptive).
+# SIDES=dice-gpu (after dice, with the same WORK; not in the default)
+# runs dice-check | dice-time again over the cache the dice part filled:
+# the GPU's share of a batch whose builds ran elsewhere (on CPU nodes,
+# into a shared cache), which the report sets beside KernelBench's
+# evaluation over its own prebuilt builds: candidates per GPU-hour.
 # KB_EVAL_LIMIT=SECONDS makes kb-eval start no candidate after that many
 # seconds (it evaluates one at least); kb-eval run again goes on from the
 # first candidate it has no result for, and its seconds are the sum of
@@ -77,18 +82,19 @@ if [ -n "${BUILDDIR:-}" ]; then PATH="$(cd "$BUILDDIR" && pwd)/bin:$PATH"; fi
 command -v dice-compile >/dev/null ||
 	{ echo "$0: dice-compile not on PATH (set BUILDDIR)" >&2; exit 2; }
 : "${SIDES:=dice kernelbench}"
-run_dice=false run_kb_build=false run_kb_eval=false
+run_dice=false run_dice_gpu=false run_kb_build=false run_kb_eval=false
 for side in $SIDES; do
 	case $side in
 	dice) run_dice=true ;;
+	dice-gpu) run_dice_gpu=true ;;
 	kb-build) run_kb_build=true ;;
 	kb-eval) run_kb_eval=true ;;
 	kernelbench) run_kb_build=true run_kb_eval=true ;;
 	report) ;;
-	*) echo "$0: SIDES: unknown part '$side' (dice, kb-build, kb-eval, kernelbench, report)" >&2; exit 2 ;;
+	*) echo "$0: SIDES: unknown part '$side' (dice, dice-gpu, kb-build, kb-eval, kernelbench, report)" >&2; exit 2 ;;
 	esac
 done
-if ! { $run_dice && $run_kb_build && $run_kb_eval; } && [ -z "${WORK:-}" ]; then
+if { $run_dice_gpu || ! { $run_dice && $run_kb_build && $run_kb_eval; }; } && [ -z "${WORK:-}" ]; then
 	echo "$0: SIDES=\"$SIDES\" runs part of the comparison: set WORK, the same for every part" >&2
 	exit 2
 fi
@@ -100,6 +106,10 @@ if [ -f "$work/candidates.jsonl" ]; then
 		{ echo "$0: $work holds another set of candidates than $2" >&2; exit 2; }
 else
 	cp "$2" "$work/candidates.jsonl"
+fi
+if $run_dice_gpu && ! $run_dice && [ ! -f "$work/seconds.dice" ]; then
+	echo "$0: dice-gpu needs the dice part's build cache in $work: run that part first" >&2
+	exit 2
 fi
 if $run_kb_eval && ! $run_kb_build && [ ! -f "$work/seconds.kb-build" ]; then
 	echo "$0: kb-eval needs kb-build's builds in $work: run that part first" >&2
@@ -134,10 +144,11 @@ with open(sys.argv[3], "a") as stamps:
         stamps.flush()
 PY
 stamp () { "$DICE_PYTHON" "$work/stamp.py" "$1" "$t0" "$work/stamps"; }
+DICE_BYTECODE=$work/dice-bytecode; export DICE_BYTECODE
 
 if $run_dice; then
-rm -rf "$work/dice-cache" "$work/dice-bytecode" "$work/stamps" "$work/seconds.header"
-DICE_BYTECODE=$work/dice-bytecode; export DICE_BYTECODE
+rm -rf "$work/dice-cache" "$work/dice-bytecode" "$work/stamps" "$work/seconds.header" \
+	"$work/seconds.dice-gpu" "$work/cpu.dice-gpu" "$work/dice-gpu.jsonl"
 if [ "$HEADER" = warm ]; then
 	"$DICE_PYTHON" - "$DICE_DATADIR" >"$work/header-warm-up.jsonl" <<'PY'
 import json, os, sys
@@ -173,6 +184,25 @@ cpu_between dice-start dice-end >"$work/cpu.dice"
 echo "$dice_s" >"$work/seconds.dice"
 echo "$TIME_ALL" >"$work/time-all.dice"
 echo "# dice: $dice_s s"
+fi
+
+if $run_dice_gpu; then
+# The builds are all in the cache by now: what is left is the GPU's work
+# (and the harnesses' CPU around it).
+t0=$(now)
+cpu_mark dice-gpu-start
+# Timed as the dice part timed, so that the two agree record for record.
+gpu_time_all=
+[ "$(cat "$work/time-all.dice")" = yes ] && gpu_time_all=--all
+dice-check -q -j "$CHECK_JOBS" --gpus "$GPU" --cache "$work/dice-cache" --trials 5 \
+	--tolerance kernelbench "$work/candidates.jsonl" |
+	dice-time -q $gpu_time_all --gpus "$GPU" --cache "$work/dice-cache" --trials 100 \
+		--warmup 10 >"$work/dice-gpu.jsonl"
+dice_gpu_s=$(since "$t0")
+cpu_mark dice-gpu-end
+cpu_between dice-gpu-start dice-gpu-end >"$work/cpu.dice-gpu"
+echo "$dice_gpu_s" >"$work/seconds.dice-gpu"
+echo "# dice-gpu (check and time over the filled cache): $dice_gpu_s s"
 fi
 
 cat >"$work/kb_full.py" <<'PY'
@@ -376,6 +406,30 @@ try:
                   % (stage, at[0], at[(len(at) - 1) // 2], at[-1]))
 except FileNotFoundError:
     pass
+# dice-gpu: the GPU's share alone, set beside KernelBench's evaluation
+# over its prebuilt builds, both with builds done beforehand.
+try:
+    gpu_s = float(open(work + "/seconds.dice-gpu").read())
+    kb_eval_s = float(open(work + "/seconds.kb-eval").read())
+except FileNotFoundError:
+    gpu_s = None
+if gpu_s:
+    gpu = {key(r): r for r in map(json.loads, open(work + "/dice-gpu.jsonl"))}
+    print("dice-gpu (check and time over the cache the dice part filled): %.1f s, %s candidates "
+          "per GPU-hour; KernelBench's evaluation over its prebuilt builds: %.1f s, %s"
+          % (gpu_s, per_hour(gpu_s), kb_eval_s, per_hour(kb_eval_s)))
+    print("ratio per GPU-hour, builds elsewhere (KernelBench evaluation / dice-gpu): %.2fx"
+          % (kb_eval_s / gpu_s))
+    def verdict(r):
+        c = r.get("check") or {}
+        return (c.get("status"), (c.get("deception") or {}).get("verdict"),
+                (r.get("time") or {}).get("status"))
+    same = sum(1 for i in gpu if i in dice and verdict(gpu[i]) == verdict(dice[i]))
+    print("dice-gpu's verdicts and timing status as the dice part's: %d of %d" % (same, len(gpu)))
+    used = cpu_seconds("dice-gpu")
+    if used is not None:
+        print("dice-gpu's processes: %.0f CPU seconds, %.0f%% of %d cores over its %.1f s"
+              % (used, 100 * used / (cores * gpu_s), cores, gpu_s))
 both = [i for i in dice if i in kb]
 agree = sum(1 for i in both if bool((dice[i].get("check") or {}).get("correct")) == kb[i]["correct"])
 print("agreement on correct: %d of %d" % (agree, len(both)))
