@@ -44,6 +44,9 @@ test_expect_success 'setup' '
 	def build_compile_cache(code, verbose, build_dir):
 	    with open("$PWD/calls", "a") as f:
 	        f.write("kb-build\n")
+	    with open("$PWD/kb-env", "a") as f:
+	        f.write("%s %s\n" % (os.environ.get("PYTHONPYCACHEPREFIX", "-"),
+	                              os.environ.get("PYTHONDONTWRITEBYTECODE", "-")))
 	    return ("builds" in code), None, None if "builds" in code else "no build"
 	class Result:
 	    pass
@@ -268,6 +271,26 @@ test_expect_success 'dice-gpu times as the dice part did (TIME_ALL), and a new d
 	SIDES=dice WORK=$PWD/gpu sh "$script" "$PWD/kb" cands.jsonl >out &&
 	! test -e gpu/seconds.dice-gpu && ! test -e gpu/dice-gpu.jsonl &&
 	! grep "^dice-gpu" out
+'
+
+test_expect_success 'KB_BYTECODE=yes: KernelBench s processes get a bytecode cache in WORK, filled before its clock; the report says so' '
+	SIDES=dice WORK=$PWD/kbbc sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	: >kb-env &&
+	KB_BYTECODE=yes PYTHONDONTWRITEBYTECODE=1 SIDES=kb-build WORK=$PWD/kbbc sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	sort -u kb-env >actual &&
+	echo "$PWD/kbbc/kb-bytecode -" >expect && test_cmp expect actual &&
+	find kbbc/kb-bytecode -name "*.pyc" >pyc && test -s pyc &&
+	SIDES=kb-eval WORK=$PWD/kbbc sh "$script" "$PWD/kb" cands.jsonl >out &&
+	grep "^KernelBench.s bytecode: build yes, eval no (KB_BYTECODE=yes: " out &&
+	: >kb-env &&
+	PYTHONDONTWRITEBYTECODE=1 SIDES=kb-build WORK=$PWD/kbbc sh "$script" "$PWD/kb" cands.jsonl >/dev/null &&
+	sort -u kb-env >actual &&
+	echo "- 1" >expect && test_cmp expect actual
+'
+
+test_expect_success 'KB_BYTECODE: another value, exit 2' '
+	test_expect_code 2 env KB_BYTECODE=1 SIDES=kb-build WORK=$PWD/x sh "$script" "$PWD/kb" cands.jsonl 2>err &&
+	grep "KB_BYTECODE: yes or no" err
 '
 
 test_expect_success 'kb-eval once every candidate has a result: exit 2, nothing run' '
