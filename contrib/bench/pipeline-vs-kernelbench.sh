@@ -52,12 +52,13 @@
 # the GPU's share of a batch whose builds ran elsewhere (on CPU nodes,
 # into a shared cache), which the report sets beside KernelBench's
 # evaluation over its own prebuilt builds: candidates per GPU-hour.
-# KB_BYTECODE=yes gives KernelBench's processes torch's bytecode, as an
-# installation that compiled it does: a cache in WORK/kb-bytecode, filled
-# before KernelBench's clock (default no: as the environment has it; a
-# container often has no .pyc and PYTHONDONTWRITEBYTECODE=1, and then
-# each of its processes compiles torch's Python again; dice brings its
-# own cache, dice(7)).  The report says which.
+# KB_BYTECODE=yes (the default) gives KernelBench's processes torch's
+# bytecode, as an installation that compiled it does: a cache in
+# WORK/kb-bytecode, filled before KernelBench's clock, so that a host
+# whose torch has none (a container often has no .pyc and
+# PYTHONDONTWRITEBYTECODE=1; dice brings its own cache, dice(7)) does not
+# count in dice's favour.  KB_BYTECODE=no leaves KernelBench's processes
+# as the environment has them.  The report says which.
 # KB_EVAL_LIMIT=SECONDS makes kb-eval start no candidate after that many
 # seconds (it evaluates one at least); kb-eval run again goes on from the
 # first candidate it has no result for, and its seconds are the sum of
@@ -77,7 +78,7 @@ case $HEADER in
 cold|warm) ;;
 *) echo "$0: HEADER: cold or warm, not '$HEADER'" >&2; exit 2 ;;
 esac
-: "${KB_BYTECODE:=no}"
+: "${KB_BYTECODE:=yes}"
 case $KB_BYTECODE in
 yes|no) ;;
 *) echo "$0: KB_BYTECODE: yes or no, not '$KB_BYTECODE'" >&2; exit 2 ;;
@@ -412,7 +413,7 @@ def kb_bytecode(part):
     try:
         return open("%s/kb-bytecode.%s" % (work, part)).read().strip()
     except FileNotFoundError:
-        return "no"
+        return "no"     # runs made before KB_BYTECODE existed
 print("KernelBench's bytecode: build %s, eval %s (KB_BYTECODE=yes: torch's bytecode "
       "from %s/kb-bytecode; no: as the environment has it)"
       % (kb_bytecode("kb-build"), kb_bytecode("kb-eval"), work))
