@@ -251,6 +251,12 @@ def evaluate(ref, code, build_dir, queue):
                    "error": "%s: %s" % (type(e).__name__, e)})
 
 if __name__ == "__main__":
+    if part == "warm":
+        # What every process of KernelBench's imports before its work
+        # (KB_BYTECODE compiles it here, once).
+        import multiprocessing.spawn, torch.utils.cpp_extension  # noqa: F401
+        kb_eval()
+        sys.exit(0)
     ctx = mp.get_context("spawn")
     recs = [json.loads(l) for l in open(os.path.join(work, "candidates.jsonl"))]
     # The builds and their directories are kept for kb-eval, which may
@@ -309,14 +315,9 @@ kb_env () {
 kb_part () {
 	echo "$KB_BYTECODE" >"$work/kb-bytecode.kb-$1"
 	if [ "$KB_BYTECODE" = yes ]; then
-		# What its processes import before their work, compiled once
-		# and outside the clock, as an installation has it.
-		kb_env env PYTHONPATH="$kbpath${PYTHONPATH:+:$PYTHONPATH}" "$DICE_PYTHON" -c '
-import torch, torch.utils.cpp_extension, multiprocessing.spawn
-try:
-    from kernelbench import eval
-except ImportError:
-    from src import eval' >/dev/null
+		# Outside the clock, as an installation has it.
+		kb_env env PYTHONPATH="$kbpath${PYTHONPATH:+:$PYTHONPATH}" \
+			"$DICE_PYTHON" "$work/kb_full.py" "$kb" "$work" "$BUILD_JOBS" warm >/dev/null
 	fi
 	t0=$(now)
 	cpu_mark "kb-$1-start"
